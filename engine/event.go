@@ -1,0 +1,101 @@
+package engine
+
+import "github.com/mqttlab/mqttlab/engine/packet"
+
+// Time is virtual time in nanoseconds since the world began. The engine never
+// reads a wall clock; every Step is told the time.
+type Time int64
+
+// Duration is a span of virtual time in nanoseconds.
+type Duration = int64
+
+// Common durations in virtual nanoseconds.
+const (
+	Millisecond Duration = 1_000_000
+	Second      Duration = 1_000 * Millisecond
+)
+
+// ConnID names one network connection. The world assigns it when the
+// connection opens; events and actions carry it so that an engine can tell a
+// stale event of an old connection from one of the current connection.
+type ConnID uint64
+
+// TimerID names a timer the engine asked for. It is opaque to the world.
+type TimerID uint64
+
+// CmdID names an application command so its Complete can be matched to it.
+type CmdID uint64
+
+// DeliveryID names one delivery to the application so its Ack can be matched.
+type DeliveryID uint64
+
+// Event is an input to Step.
+type Event interface{ isEvent() }
+
+// ConnOpened reports that the connection the engine asked for with Dial
+// (client) or that a peer opened (broker) is now established.
+type ConnOpened struct{ Conn ConnID }
+
+// ConnClosed reports that the connection was closed or reset, as seen by this
+// side. It may arrive for a connection the engine already closed itself.
+type ConnClosed struct{ Conn ConnID }
+
+// BytesReceived carries bytes read from a connection, in any chunking. The
+// engine copies what it keeps; Data may be reused after Step returns.
+type BytesReceived struct {
+	Conn ConnID
+	Data []byte
+}
+
+// TimerFired reports that a timer set with SetTimer reached its time.
+type TimerFired struct{ Timer TimerID }
+
+func (ConnOpened) isEvent()    {}
+func (ConnClosed) isEvent()    {}
+func (BytesReceived) isEvent() {}
+func (TimerFired) isEvent()    {}
+
+// Connect asks the client to open its session: it answers with Dial, then
+// sends CONNECT on ConnOpened. CleanStart overrides the config for this
+// connection attempt.
+type Connect struct {
+	Cmd        CmdID
+	CleanStart bool
+}
+
+// Publish asks the client to publish a message. Its Complete reports Accepted
+// once the engine owns the message (stored durably if the policy says so), and
+// Acknowledged when the broker's PUBACK/PUBCOMP arrives (QoS 0: Accepted only).
+type Publish struct {
+	Cmd     CmdID
+	Topic   string
+	Payload []byte
+	QoS     packet.QoS
+	Retain  bool
+}
+
+// Subscribe asks the client to subscribe; Complete carries the SUBACK codes.
+type Subscribe struct {
+	Cmd  CmdID
+	Subs []packet.Subscription
+}
+
+// Unsubscribe asks the client to unsubscribe.
+type Unsubscribe struct {
+	Cmd     CmdID
+	Filters []string
+}
+
+// Disconnect asks the client to send DISCONNECT and close.
+type Disconnect struct{ Cmd CmdID }
+
+// Ack tells the engine the application has taken ownership of a delivery. With
+// the ack-after-callback policy the PUBACK/PUBREC leaves only now.
+type Ack struct{ Delivery DeliveryID }
+
+func (Connect) isEvent()     {}
+func (Publish) isEvent()     {}
+func (Subscribe) isEvent()   {}
+func (Unsubscribe) isEvent() {}
+func (Disconnect) isEvent()  {}
+func (Ack) isEvent()         {}

@@ -1,0 +1,109 @@
+package model
+
+// Kind is the kind of a history event.
+type Kind uint8
+
+// History event kinds. Node names are "broker" and client ids ("p1", "s1", ...).
+const (
+	// Accepted: a publisher app's Publish completed Accepted (the engine owns
+	// the message). Node, Msg, Topic, QoS, Retain.
+	Accepted Kind = iota + 1
+	// Acknowledged: a publisher's Publish completed Acknowledged. Node, Msg.
+	Acknowledged
+	// Sent: Node wrote a packet towards Peer (the Send action took effect).
+	Sent
+	// Received: Node decoded a packet that came from Peer.
+	Received
+	// Delivered: a subscriber app took ownership of a message (its durable
+	// write inside the callback is done). Node, Msg, Topic, QoS, Packet.Dup.
+	Delivered
+	// Subscribed: a SUBACK granted Node the subscription Filter at QoS.
+	// Persistent is true when the session outlives the connection.
+	Subscribed
+	// Unsubscribed: an UNSUBACK removed Filter for Node.
+	Unsubscribed
+	// ConnOpened: Node's network connection to Peer opened.
+	ConnOpened
+	// ConnClosed: Node saw its connection to Peer close or reset.
+	ConnClosed
+	// Connected: client Node received CONNACK. CleanStart is what it asked,
+	// SessionPresent what it got, HadState whether it held session state,
+	// Version its protocol level, ReceiveMax the broker's Receive Maximum.
+	Connected
+	// Crash: Node crashed (memory and unsynced writes lost). Point says where.
+	Crash
+	// Restart: Node was rebuilt from its durable records.
+	Restart
+	// StateLost: Node lost its incoming QoS2 state on purpose (a fault).
+	StateLost
+	// Partition and Heal: Node was cut from / rejoined the broker.
+	Partition
+	Heal
+	// LivenessStart: the safety phase ended; every fault is off from here.
+	LivenessStart
+	// Quiescent: the world went quiet at Time.
+	Quiescent
+	// Stuck: liveness bound passed with work pending; Reason lists it.
+	Stuck
+	// Failed: an engine reported a permanent error (Reason).
+	Failed
+)
+
+// CrashPoint says where inside a step a node crashed.
+type CrashPoint uint8
+
+// Crash points.
+const (
+	CrashBetweenSteps   CrashPoint = iota + 1 // a plan-level crash between steps
+	CrashBeforeAction                         // before an action of a Step took effect
+	CrashAfterAction                          // after an action of a Step took effect
+	CrashInCallbackPre                        // inside the app callback, before its durable write
+	CrashInCallbackPost                       // inside the app callback, after its durable write, before Ack
+)
+
+// Packet describes one MQTT packet in the model's own terms.
+type Packet struct {
+	Type     uint8 // MQTT control packet type, 1..15
+	ID       uint16
+	QoS      uint8
+	Dup      bool
+	Retain   bool
+	Reason   uint8
+	Topic    string
+	Msg      string // the message id carried in a PUBLISH payload, "" if none
+	Payload  string // the payload bytes, for same-payload checks
+	Sessions bool   // CONNACK Session Present
+	Clean    bool   // CONNECT Clean Start
+}
+
+// Event is one step of a history.
+type Event struct {
+	Kind   Kind
+	Time   int64 // virtual nanoseconds
+	Node   string
+	Peer   string
+	Packet Packet
+
+	Msg            string // message id (Accepted, Acknowledged, Delivered)
+	Topic          string
+	Filter         string
+	QoS            uint8
+	Retain         bool
+	Persistent     bool
+	CleanStart     bool
+	SessionPresent bool
+	HadState       bool
+	Version        uint8
+	ReceiveMax     uint16
+	Point          CrashPoint
+	Reason         string
+}
+
+// History is what a run produced, in order. The step index of an event is its
+// position in Events.
+type History struct {
+	Events []Event
+}
+
+// Add appends an event.
+func (h *History) Add(e Event) { h.Events = append(h.Events, e) }
