@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestIDAllocatorSequence(t *testing.T) {
+	var a IDAllocator
+	for want := uint16(1); want <= 5; want++ {
+		got, err := a.Alloc()
+		if err != nil || got != want {
+			t.Fatalf("Alloc = %d, %v; want %d", got, err, want)
+		}
+	}
+	a.Free(2)
+	// lowest free id AFTER the last one, not the lowest free overall
+	if got, _ := a.Alloc(); got != 6 {
+		t.Fatalf("after freeing 2, Alloc = %d, want 6", got)
+	}
+	if a.Len() != 5 {
+		t.Fatalf("Len = %d, want 5", a.Len())
+	}
+}
+
+func TestIDAllocatorWrapsAndSkipsInFlight(t *testing.T) {
+	var a IDAllocator
+	if err := a.Claim(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Claim(3); err != nil {
+		t.Fatal(err)
+	}
+	a.SetLast(65534)
+	cases := []uint16{65535, 2, 4}
+	for _, want := range cases {
+		got, err := a.Alloc()
+		if err != nil || got != want {
+			t.Fatalf("Alloc = %d, %v; want %d", got, err, want)
+		}
+	}
+}
+
+func TestIDAllocatorExhaustion(t *testing.T) {
+	var a IDAllocator
+	for i := 0; i < 65535; i++ {
+		if _, err := a.Alloc(); err != nil {
+			t.Fatalf("alloc %d: %v", i, err)
+		}
+	}
+	if _, err := a.Alloc(); !errors.Is(err, ErrIDsExhausted) {
+		t.Fatalf("Alloc with all ids in flight = %v, want ErrIDsExhausted", err)
+	}
+	a.Free(40000)
+	if got, err := a.Alloc(); err != nil || got != 40000 {
+		t.Fatalf("Alloc after Free(40000) = %d, %v", got, err)
+	}
+}
+
+func TestIDAllocatorClaimErrors(t *testing.T) {
+	var a IDAllocator
+	if err := a.Claim(0); !errors.Is(err, ErrIDInUse) {
+		t.Fatalf("Claim(0) = %v", err)
+	}
+	_ = a.Claim(7)
+	if err := a.Claim(7); !errors.Is(err, ErrIDInUse) {
+		t.Fatalf("Claim twice = %v", err)
+	}
+}
+
+// TestIDAllocatorNeverReusesInFlight: a random sequence of allocs and frees
+// never hands out an id that is in flight, never 0, and is deterministic.
+func TestIDAllocatorNeverReusesInFlight(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var a, b IDAllocator
+		inFlight := map[uint16]bool{}
+		var order []uint16
+		steps := rapid.IntRange(1, 300).Draw(t, "steps")
+		for i := 0; i < steps; i++ {
+			if len(order) > 0 && rapid.Bool().Draw(t, "free") {
+				k := rapid.IntRange(0, len(order)-1).Draw(t, "k")
+				id := order[k]
+				order = append(order[:k], order[k+1:]...)
+				delete(inFlight, id)
+				a.Free(id)
+				b.Free(id)
+				continue
+			}
+			id, err := a.Alloc()
+			if err != nil {
+				t.Fatal(err)
+			}
+			id2, _ := b.Alloc()
+			if id != id2 {
+				t.Fatalf("not deterministic: %d vs %d", id, id2)
+			}
+			if id == 0 || inFlight[id] {
+				t.Fatalf("Alloc returned %d which is 0 or in flight", id)
+			}
+			inFlight[id] = true
+			order = append(order, id)
+		}
+		if a.Len() != len(inFlight) {
+			t.Fatalf("Len = %d, want %d", a.Len(), len(inFlight))
+		}
+	})
+}
+
+// TestMutReuseInflightID proves the canary mutation hands out an id in flight.
+func TestMutReuseInflightID(t *testing.T) {
+	a := IDAllocator{Mutations: MutReuseInflightID}
+	first, _ := a.Alloc()
+	second, _ := a.Alloc()
+	if !a.InUse(first) || first != second {
+		t.Fatalf("mutation: got %d then %d, want the in-flight id reused", first, second)
+	}
+}
