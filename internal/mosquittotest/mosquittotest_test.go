@@ -91,8 +91,8 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
-// TestOptionsValidated checks that bad options are refused by Find's caller
-// before anything starts: a missing program is ErrNotInstalled.
+// TestFindMissing checks that a program that is not installed is reported
+// as ErrNotInstalled.
 func TestFindMissing(t *testing.T) {
 	_, err := mosquittotest.Find("mosquitto_no_such_tool")
 	if !errors.Is(err, mosquittotest.ErrNotInstalled) {
