@@ -1,3 +1,28 @@
 // Package plots runs the lab's failure-rate experiments and writes each as
 // CSV, PNG and SVG.
+//
+// An Experiment is a named sweep: for every fault probability x in its Xs and
+// every Variant (a policy preset, legacy to fixed), Trials simulated runs,
+// each a TrialFunc that reports whether the run failed in the experiment's
+// sense (a message lost, a session stuck, a QoS2 message delivered twice).
+// Each Point of the resulting Sweep is a failure rate with its 95% Wilson
+// score interval. Experiments lists the five registered experiments and
+// ByName finds one.
+//
+// Contract:
+//   - Determinism: the seed of trial i at x index j is TrialSeed(seed, name,
+//     j, i), a SplitMix64 mix of the experiment seed; every variant sees the
+//     same seeds (common random numbers). Trials run over worker goroutines,
+//     and the Sweep does not depend on their number.
+//   - Measure validates the experiment and config up front; a trial's error
+//     or panic comes back as an error naming experiment, variant, x and seed,
+//     so the failing run can be replayed.
+//   - WriteCSV writes the header experiment,variant,x,failures,trials,rate,
+//     lo,hi; x in shortest exact form, rates with six decimals, so goldens are
+//     stable. WriteChart renders png or svg with gonum.org/v1/plot: one line
+//     per variant with Wilson error bars, both axes in percent. Run does
+//     Measure then Write: NAME.csv, NAME.png and NAME.svg in the output dir.
+//
+// plots is not a pure package: it uses floats and goroutines. It never
+// feeds either back into a simulated run.
 package plots
