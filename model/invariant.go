@@ -1,0 +1,137 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Invariant names one property of the abstract spec the checker enforces.
+type Invariant uint8
+
+// The invariants, in the order of SPEC-NOTES.md "Invariants".
+const (
+	// NoLoss: every accepted QoS>=1 message reaches every matching persistent
+	// subscriber (SPEC-NOTES invariant 1, 10).
+	NoLoss Invariant = iota + 1
+	// QoS2ExactlyOnce: a QoS2 (and QoS0) message is delivered at most once per
+	// subscriber, and nothing is delivered that was never accepted
+	// [MQTT-4.3.3-10] (invariant 2).
+	QoS2ExactlyOnce
+	// Retransmit: resends only after a session-present CONNACK on a new
+	// connection, with DUP=1, the same id and payload, in original order, and
+	// never a PUBLISH after its PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1]
+	// [MQTT-4.6.0-1] [MQTT-4.3.3-6] (invariants 3, 6).
+	Retransmit
+	// PubrelAnswered: every PUBREL gets a PUBCOMP on the same connection
+	// [MQTT-4.3.3-11] (invariant 4).
+	PubrelAnswered
+	// PacketIDUnique: a new packet never reuses an id in flight in the same
+	// direction [MQTT-2.2.1-3] [MQTT-2.2.1-4] (invariant 5).
+	PacketIDUnique
+	// SendQuota: v5 unacked QoS>0 PUBLISHes on a connection stay within the
+	// broker's Receive Maximum [MQTT-3.3.4-7] [MQTT-4.9.0-2] (invariant 7).
+	SendQuota
+	// Order: first deliveries per publisher, topic and QoS follow the
+	// publisher's accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6] (invariant 6).
+	Order
+	// NoStuck: no permanent failure or stuck session once faults stop
+	// (invariant 11).
+	NoStuck
+	// SessionPresent: Session Present is honoured by both sides
+	// [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5] (invariant 8).
+	SessionPresent
+
+	numInvariants = iota
+)
+
+var invariantNames = [...]string{
+	NoLoss:          "NoLoss",
+	QoS2ExactlyOnce: "QoS2ExactlyOnce",
+	Retransmit:      "Retransmit",
+	PubrelAnswered:  "PubrelAnswered",
+	PacketIDUnique:  "PacketIDUnique",
+	SendQuota:       "SendQuota",
+	Order:           "Order",
+	NoStuck:         "NoStuck",
+	SessionPresent:  "SessionPresent",
+}
+
+// String returns the invariant's name, e.g. "NoLoss".
+func (i Invariant) String() string {
+	if i >= 1 && int(i) < len(invariantNames) {
+		return invariantNames[i]
+	}
+	return fmt.Sprintf("Invariant(%d)", uint8(i))
+}
+
+// Invariants returns every invariant in declaration order.
+func Invariants() []Invariant {
+	out := make([]Invariant, 0, numInvariants)
+	for i := Invariant(1); i <= numInvariants; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Set is a set of invariants (a bit set; the zero value is empty).
+type Set uint32
+
+// All is the set of every invariant.
+func All() Set {
+	var s Set
+	for _, i := range Invariants() {
+		s = s.With(i)
+	}
+	return s
+}
+
+// SetOf returns the set holding the given invariants.
+func SetOf(invs ...Invariant) Set {
+	var s Set
+	for _, i := range invs {
+		s = s.With(i)
+	}
+	return s
+}
+
+// Has reports whether i is in s.
+func (s Set) Has(i Invariant) bool { return s&(1<<i) != 0 }
+
+// With returns s plus i.
+func (s Set) With(i Invariant) Set { return s | 1<<i }
+
+// Without returns s minus i.
+func (s Set) Without(i Invariant) Set { return s &^ (1 << i) }
+
+// Members returns the invariants of s in declaration order.
+func (s Set) Members() []Invariant {
+	var out []Invariant
+	for _, i := range Invariants() {
+		if s.Has(i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// String lists the members, e.g. "{NoLoss,Order}".
+func (s Set) String() string {
+	names := make([]string, 0, numInvariants)
+	for _, i := range s.Members() {
+		names = append(names, i.String())
+	}
+	return "{" + strings.Join(names, ",") + "}"
+}
+
+// Violation is one breach of an invariant found in a history.
+type Violation struct {
+	Step      int       // index in History.Events of the event that shows the breach
+	Invariant Invariant // which invariant
+	Node      string    // the node at fault (or whose promise was broken)
+	Reason    string    // readable explanation, citing spec ids
+}
+
+// String formats the violation as "step 12 NoLoss s1: reason".
+func (v Violation) String() string {
+	return fmt.Sprintf("step %d %s %s: %s", v.Step, v.Invariant, v.Node, v.Reason)
+}

@@ -1,0 +1,39 @@
+package model
+
+import "fmt"
+
+// CheckNoStuck checks invariant 11 (liveness, SPEC-NOTES "no permanent error
+// loop", coreMQTT #271): a Stuck event anywhere, or a Failed event after
+// LivenessStart, is a violation; and once LivenessStart happened, a Quiescent
+// event must follow it before the history ends.
+func CheckNoStuck(h *History) []Violation {
+	var out []Violation
+	start := -1
+	quiet := false
+	for i := range h.Events {
+		e := &h.Events[i]
+		switch e.Kind {
+		case LivenessStart:
+			if start < 0 {
+				start = i
+			}
+		case Quiescent:
+			if start >= 0 {
+				quiet = true
+			}
+		case Stuck:
+			out = append(out, Violation{Step: i, Invariant: NoStuck, Node: e.Node,
+				Reason: "stuck after the liveness bound: " + e.Reason})
+		case Failed:
+			if start >= 0 {
+				out = append(out, Violation{Step: i, Invariant: NoStuck, Node: e.Node,
+					Reason: "permanent failure after faults stopped: " + e.Reason})
+			}
+		}
+	}
+	if start >= 0 && !quiet {
+		out = append(out, Violation{Step: lastStep(h), Invariant: NoStuck,
+			Reason: fmt.Sprintf("no Quiescent event after LivenessStart (step %d)", start)})
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package model
+
+// Promises returns the invariants a configuration guarantees under the faults
+// that happened. The fixed engine must show no violation of a promised
+// invariant under any faults; every weakening below is a documented way a
+// legacy knob (or a weaker durability choice) may break one. The table in
+// doc.go mirrors this function. Unset policy fields count as their weakest
+// value.
+func Promises(p Policy, f Faults) Set {
+	s := All()
+	if !noLossPromised(p, f) {
+		s = s.Without(NoLoss)
+	}
+	if !exactlyOncePromised(p, f) {
+		s = s.Without(QoS2ExactlyOnce)
+	}
+	if brokerLostState(p, f) {
+		// A stale or empty broker may resend what it already completed or
+		// reuse ids it forgot were in flight.
+		s = s.Without(Retransmit).Without(PacketIDUnique).Without(Order)
+	}
+	if p.Retransmit != RetransmitDurable && f.PublisherCrashes > 0 {
+		// A rebooted publisher forgot its in-flight ids and messages.
+		s = s.Without(PacketIDUnique).Without(Order)
+	}
+	if p.Retransmit < RetransmitMemory && f.PublisherConnLosses > 0 {
+		// Without a store the client drops unacked ids on reconnect.
+		s = s.Without(PacketIDUnique)
+	}
+	if unknownAckMayFail(p, f) {
+		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss)
+	}
+	return s
+}
+
+// brokerLostState reports a broker crash that may have lost or rolled back
+// broker state.
+func brokerLostState(p Policy, f Faults) bool {
+	return f.BrokerCrashes > 0 && (p.Broker != PersistEveryChange || p.BrokerAckBeforeStore)
+}
+
+// noLossPromised: lost publisher copies, acks sent before the app has the
+// message, and lost broker state all permit loss.
+func noLossPromised(p Policy, f Faults) bool {
+	switch {
+	case p.Retransmit < RetransmitMemory && (f.PublisherCrashesUnacked > 0 || f.PublisherConnLosses > 0):
+		return false
+	case p.Retransmit < RetransmitDurable && f.PublisherCrashesUnacked > 0:
+		return false
+	case p.AckBeforeCallback && (f.SubscriberMidDelivery > 0 || f.CallbackPreCrashes > 0):
+		return false
+	case brokerLostState(p, f):
+		return false
+	}
+	return true
+}
+
+// exactlyOncePromised: a subscriber that forgets which QoS2 ids it delivered
+// delivers a resent PUBLISH again; a durable store still has the window
+// between the app's durable write and the persisted id.
+func exactlyOncePromised(p Policy, f Faults) bool {
+	switch {
+	case f.SubscriberStateLosses > 0:
+		return false
+	case !p.QoS2Durable && f.SubscriberCrashes > 0:
+		return false
+	case f.CallbackPostCrashes > 0 || f.QoS2WindowCrashes > 0:
+		return false
+	case brokerLostState(p, f):
+		return false
+	}
+	return true
+}
+
+// unknownAckMayFail: with UnknownAckFail on either side, any crash, state
+// loss or lost connection can produce a PUBREL/PUBREC for a forgotten id
+// (a resent PUBREL whose PUBCOMP was lost, a rebooted receiver), and the
+// receiver then fails for good (coreMQTT #271).
+func unknownAckMayFail(p Policy, f Faults) bool {
+	failing := p.UnknownAck != UnknownAckAnswer || p.BrokerUnknownAck != UnknownAckAnswer
+	return failing && f.Any()
+}
