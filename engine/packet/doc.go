@@ -1,17 +1,44 @@
 // Package packet is the MQTT 3.1.1 and 5.0 wire codec: all fifteen control
 // packets, every v5 property and reason code.
 //
-// Contract. Encoders append to a caller's buffer (Append) and allocate nothing
-// when it has room. Decoders are strict: every malformed-packet and
-// protocol-error rule of both standards that a codec can see is enforced, and
-// the returned *Error names the rule ([MQTT-x.y.z-n]) and carries the v5
-// reason code the engine must answer with. The stream Decoder accepts bytes in
-// any chunking and enforces the maximum packet size from the fixed header,
-// before the body is buffered, so memory stays bounded whatever a peer sends.
+// # Contract
 //
-// Lifetime rule. A decoded PUBLISH does not copy: its Topic, Payload and
-// byte-slice properties alias the input. With the stream Decoder they stay
-// valid until the next call to Feed or Next; copy what you keep.
+// Encoding: Append(dst, v, p) appends p to dst and allocates nothing when dst
+// has room. It validates what it encodes: a packet the decoder would refuse is
+// not written, Append returns the *Error instead. v5 acknowledgements,
+// DISCONNECT and AUTH are written in their shortest form (reason and property
+// length omitted when Success / empty).
+//
+// Decoding: Decode takes one whole packet from the front of a buffer
+// (ErrIncomplete when it holds less); DecodePublish fills a caller's *Publish
+// without allocating; the stream Decoder (NewDecoder, Feed, Next) accepts
+// bytes in any chunking. Decoders are strict: every malformed-packet and
+// protocol-error rule of both standards that a codec can see is enforced, and
+// the returned *Error names the rule ([MQTT-x.y.z-n], or §x.y.z where the
+// standard has no id) and carries the v5 reason code the engine must answer
+// with. An *Error unwraps to ErrMalformed (0x81), ErrTooLarge (0x95) or
+// ErrProtocol (every other code), so callers can use errors.Is for the class
+// and errors.As for the code. The maximum packet size is enforced from the
+// fixed header, before the body is buffered, so memory stays bounded whatever
+// a peer sends.
+//
+// Properties are written in ascending identifier order; User Properties and
+// Subscription Identifiers keep their order. Equal compares packets the way a
+// round trip preserves them (nil and empty slices alike).
+//
+// # Aliasing and lifetime
+//
+// Decoding does not copy byte slices: Publish.Topic, Publish.Payload,
+// Will.Payload, Connect.Password, and the CorrelationData and AuthData
+// properties alias the input. Strings (client id, filters, string
+// properties) are copies.
+//
+//   - Decode and DecodePublish: the slices alias buf; they stay valid as long
+//     as the caller does not overwrite buf. Copy what you keep past that.
+//   - Decoder: the slices alias the decoder's internal buffer, which is
+//     compacted and reused; they stay valid until the next call to Feed or
+//     Next. Copy what you keep.
+//   - DecodePublish overwrites every field of p.
 //
 // This package imports only the standard library.
 package packet

@@ -1,0 +1,231 @@
+package packet
+
+import "strconv"
+
+// Append encodes p for protocol version v and appends it to dst. It allocates
+// nothing when dst has room. It refuses (returning dst unchanged and an
+// *Error) any packet the decoder would refuse, so what it writes always
+// decodes back to p.
+func Append(dst []byte, v Version, p Packet) ([]byte, error) {
+	if v != V311 && v != V5 {
+		// [MQTT-3.1.2-2] only protocol levels 4 and 5 exist here.
+		return dst, refuse("MQTT-3.1.2-2", UnsupportedProtocolVersion, "cannot encode for protocol "+v.String())
+	}
+	switch p := p.(type) {
+	case *Connect:
+		return appendConnect(dst, v, p)
+	case *Connack:
+		return appendConnack(dst, v, p)
+	case *Publish:
+		return appendPublish(dst, v, p)
+	case *Puback:
+		return appendAck(dst, v, PUBACK, p.PacketID, p.Reason, &p.Props)
+	case *Pubrec:
+		return appendAck(dst, v, PUBREC, p.PacketID, p.Reason, &p.Props)
+	case *Pubrel:
+		return appendAck(dst, v, PUBREL, p.PacketID, p.Reason, &p.Props)
+	case *Pubcomp:
+		return appendAck(dst, v, PUBCOMP, p.PacketID, p.Reason, &p.Props)
+	case *Subscribe:
+		return appendSubscribe(dst, v, p)
+	case *Suback:
+		return appendSuback(dst, v, p)
+	case *Unsubscribe:
+		return appendUnsubscribe(dst, v, p)
+	case *Unsuback:
+		return appendUnsuback(dst, v, p)
+	case *Pingreq:
+		return append(dst, byte(PINGREQ)<<4, 0), nil
+	case *Pingresp:
+		return append(dst, byte(PINGRESP)<<4, 0), nil
+	case *Disconnect:
+		return appendDisconnect(dst, v, p)
+	case *Auth:
+		return appendAuth(dst, v, p)
+	}
+	return dst, protocol("§2.1.2", "not an MQTT control packet (nil or foreign type)")
+}
+
+// appendHeader appends the fixed header: type, flags and Remaining Length.
+func appendHeader(dst []byte, t Type, flags byte, remaining int) ([]byte, error) {
+	if remaining > maxRemaining {
+		// 3.1.1 §2.2.3 / 5.0 §1.5.5: Remaining Length at most 268,435,455.
+		return dst, refuse("§1.5.5", PacketTooLarge, t.String()+" longer than the maximum Remaining Length")
+	}
+	return appendVBI(append(dst, byte(t)<<4|flags), remaining), nil
+}
+
+// Decode decodes one whole packet from the front of buf and returns it with
+// the number of bytes it took. It returns ErrIncomplete when buf holds less
+// than one packet. maxPacketSize bounds the packet size (fixed header
+// included; 0 means the protocol maximum). With v == 0 only CONNECT is
+// accepted and its protocol level gives the version. A decoded PUBLISH (and
+// every byte-slice field) aliases buf.
+func Decode(v Version, buf []byte, maxPacketSize uint32) (Packet, int, error) {
+	t, flags, body, n, err := frame(v, buf, maxPacketSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, err := decodeBody(v, t, flags, body)
+	if err != nil {
+		return nil, 0, err
+	}
+	return p, n, nil
+}
+
+// DecodePublish decodes the PUBLISH at the front of buf into p without
+// allocating (unless it carries v5 properties with strings or lists): Topic,
+// Payload and byte-slice properties alias buf. It returns the bytes used, or
+// ErrIncomplete. A packet of another type is refused with a Protocol Error.
+func DecodePublish(v Version, buf []byte, p *Publish) (int, error) {
+	t, flags, body, n, err := frame(v, buf, 0)
+	if err != nil {
+		return 0, err
+	}
+	if t != PUBLISH {
+		return 0, protocol("§3.3", "DecodePublish got a "+t.String())
+	}
+	if err := decodePublish(v, flags, body, p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// header parses the fixed header at the front of buf. It returns hdr == 0
+// when buf ends inside it. It checks the type, the reserved flags and the
+// size limit, all of which are known before the body arrives.
+func header(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, hdr, total int, err error) {
+	if len(buf) == 0 {
+		return 0, 0, 0, 0, nil
+	}
+	t, flags = Type(buf[0]>>4), buf[0]&0x0F
+	if err := checkType(v, t, flags); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	rl, used, err := readVBI(v, buf[1:])
+	if err != nil || used == 0 {
+		return 0, 0, 0, 0, err
+	}
+	total = 1 + used + rl
+	limit := int64(maxPacketSize)
+	if limit == 0 {
+		limit = MaxPacketSize
+	}
+	if int64(total) > limit {
+		// [MQTT-3.2.2-15] / 5.0 §3.1.2.11.4: a packet over the Maximum Packet Size
+		// is refused with 0x95 (checked from the header, before the body is read).
+		return 0, 0, 0, 0, refuse("MQTT-3.2.2-15", PacketTooLarge,
+			t.String()+" of "+strconv.Itoa(total)+" bytes exceeds the maximum packet size "+strconv.FormatInt(limit, 10))
+	}
+	return t, flags, 1 + used, total, nil
+}
+
+// frame splits the first whole packet off buf.
+func frame(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, body []byte, n int, err error) {
+	t, flags, hdr, total, err := header(v, buf, maxPacketSize)
+	if err != nil {
+		return 0, 0, nil, 0, err
+	}
+	if hdr == 0 || len(buf) < total {
+		return 0, 0, nil, 0, ErrIncomplete
+	}
+	return t, flags, buf[hdr:total:total], total, nil
+}
+
+// checkType refuses reserved packet types, packets before CONNECT when the
+// version is unknown, and reserved fixed-header flags.
+func checkType(v Version, t Type, flags byte) error {
+	if t == 0 || (t == AUTH && v == V311) {
+		// 3.1.1 §2.2.1 / 5.0 §2.1.2: type 0 (and 15 in 3.1.1) is reserved.
+		return malformed(rule(v, "§2.2.1", "§2.1.2"), "reserved control packet type "+strconv.Itoa(int(t)))
+	}
+	if v == 0 && t != CONNECT {
+		// [MQTT-3.1.0-1] the first packet sent from the Client MUST be CONNECT.
+		return protocol("MQTT-3.1.0-1", "first packet is "+t.String()+", not CONNECT")
+	}
+	want := byte(0)
+	switch t {
+	case PUBLISH:
+		return nil // DUP, QoS and RETAIN are checked by the PUBLISH decoder.
+	case PUBREL, SUBSCRIBE, UNSUBSCRIBE:
+		want = 2
+	}
+	if flags != want {
+		// [MQTT-2.2.2-1] [MQTT-2.2.2-2] / v5 [MQTT-2.1.3-1]: reserved flag bits MUST hold the listed value.
+		return malformed(rule(v, "MQTT-2.2.2-1", "MQTT-2.1.3-1"),
+			"reserved flags of "+t.String()+" are "+strconv.Itoa(int(flags))+", must be "+strconv.Itoa(int(want)))
+	}
+	return nil
+}
+
+// decodeBody decodes the variable header and payload of a packet of type t.
+func decodeBody(v Version, t Type, flags byte, body []byte) (Packet, error) {
+	switch t {
+	case CONNECT:
+		return decodeConnect(body)
+	case CONNACK:
+		return decodeConnack(v, body)
+	case PUBLISH:
+		p := new(Publish)
+		if err := decodePublish(v, flags, body, p); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case PUBACK, PUBREC, PUBREL, PUBCOMP:
+		return decodeAck(v, t, body)
+	case SUBSCRIBE:
+		return decodeSubscribe(v, body)
+	case SUBACK:
+		return decodeSuback(v, body)
+	case UNSUBSCRIBE:
+		return decodeUnsubscribe(v, body)
+	case UNSUBACK:
+		return decodeUnsuback(v, body)
+	case PINGREQ:
+		return &Pingreq{}, fixedLen(v, t, body, 0)
+	case PINGRESP:
+		return &Pingresp{}, fixedLen(v, t, body, 0)
+	case DISCONNECT:
+		return decodeDisconnect(v, body)
+	default: // AUTH; checkType refused the reserved types
+		return decodeAuth(v, body)
+	}
+}
+
+// fixedLen refuses a body whose length differs from the one the standard
+// fixes for the packet type (3.1.1 acks, PINGREQ, PINGRESP, ...).
+func fixedLen(v Version, t Type, body []byte, n int) error {
+	if len(body) != n {
+		// 3.1.1 and 5.0 §3.x.1: the Remaining Length of this packet is fixed.
+		return malformed("§3."+strconv.Itoa(int(t))+".1",
+			t.String()+" Remaining Length is "+strconv.Itoa(len(body))+", must be "+strconv.Itoa(n))
+	}
+	return nil
+}
+
+// trailing refuses bytes left after the last field of a packet.
+func trailing(r *reader, t Type) error {
+	if r.left() != 0 {
+		// 3.1.1 §2.2.3 / 5.0 §2.1.4: the Remaining Length covers exactly the fields.
+		return malformed(rule(r.v, "§2.2.3", "§2.1.4"), strconv.Itoa(r.left())+" trailing bytes after the fields of "+t.String())
+	}
+	return nil
+}
+
+// checkID refuses packet identifier 0.
+func checkID(v Version, t Type, id uint16) error {
+	if id == 0 {
+		// [MQTT-2.3.1-1] / v5 [MQTT-2.2.1-3]: packet identifiers are non-zero.
+		return protocol(rule(v, "MQTT-2.3.1-1", "MQTT-2.2.1-3"), "packet identifier 0 in "+t.String())
+	}
+	return nil
+}
+
+// checkVersion refuses a packet that does not exist in 3.1.1.
+func checkV5Only(v Version, t Type) error {
+	if v != V5 {
+		// 3.1.1 §2.2.1: type 15 is reserved.
+		return malformed("§2.2.1", t.String()+" does not exist in 3.1.1")
+	}
+	return nil
+}

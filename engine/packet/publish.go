@@ -1,0 +1,107 @@
+package packet
+
+import "strconv"
+
+// PUBLISH fixed-header flags (3.1.1 and 5.0 §3.3.1).
+const (
+	pubDup    = 0x08
+	pubQoS    = 0x06
+	pubRetain = 0x01
+)
+
+// checkPublish enforces the PUBLISH rules visible in the decoded value; the
+// encoder and the decoder share it.
+func checkPublish(v Version, p *Publish) error {
+	if p.QoS > 2 {
+		// [MQTT-3.3.1-4] a PUBLISH MUST NOT have both QoS bits set to 1.
+		return malformed("MQTT-3.3.1-4", "PUBLISH QoS is "+strconv.Itoa(int(p.QoS)))
+	}
+	if p.QoS == 0 {
+		if p.Dup {
+			// [MQTT-3.3.1-2] the DUP flag MUST be 0 for all QoS 0 messages.
+			return malformed("MQTT-3.3.1-2", "DUP set on a QoS 0 PUBLISH")
+		}
+		if p.PacketID != 0 {
+			// [MQTT-2.3.1-5] / v5 [MQTT-2.2.1-2]: a QoS 0 PUBLISH MUST NOT contain a Packet Identifier.
+			return protocol(rule(v, "MQTT-2.3.1-5", "MQTT-2.2.1-2"), "packet identifier on a QoS 0 PUBLISH")
+		}
+	} else if err := checkID(v, PUBLISH, p.PacketID); err != nil {
+		return err
+	}
+	aliased := false
+	if v == V5 {
+		if err := checkProps(ctxPublish, &p.Props); err != nil {
+			return err
+		}
+		aliased = p.Props.Present.Has(PropTopicAlias)
+	}
+	// [MQTT-3.3.2-1] the Topic Name MUST be a UTF-8 string; [MQTT-3.3.2-2] no wildcards.
+	return checkTopicName(v, p.Topic, aliased, "PUBLISH topic")
+}
+
+// appendPublish encodes PUBLISH.
+func appendPublish(dst []byte, v Version, p *Publish) ([]byte, error) {
+	if err := checkLen(len(p.Topic), "PUBLISH topic"); err != nil {
+		return dst, err
+	}
+	if err := checkPropsEncode(v, ctxPublish, &p.Props); err != nil {
+		return dst, err
+	}
+	if err := checkPublish(v, p); err != nil {
+		return dst, err
+	}
+	n := 2 + len(p.Topic) + len(p.Payload)
+	if p.QoS > 0 {
+		n += 2
+	}
+	pn := 0
+	if v == V5 {
+		pn = propsLen(&p.Props)
+		n += vbiLen(pn) + pn
+	}
+	flags := byte(p.QoS) << 1
+	if p.Dup {
+		flags |= pubDup
+	}
+	if p.Retain {
+		flags |= pubRetain
+	}
+	dst, err := appendHeader(dst, PUBLISH, flags, n)
+	if err != nil {
+		return dst, err
+	}
+	dst = appendBin(dst, p.Topic)
+	if p.QoS > 0 {
+		dst = appendU16(dst, p.PacketID)
+	}
+	if v == V5 {
+		dst = appendProps(dst, &p.Props, pn)
+	}
+	return append(dst, p.Payload...), nil
+}
+
+// decodePublish decodes a PUBLISH body into p, aliasing body.
+func decodePublish(v Version, flags byte, body []byte, p *Publish) error {
+	*p = Publish{Dup: flags&pubDup != 0, QoS: QoS(flags & pubQoS >> 1), Retain: flags&pubRetain != 0}
+	if p.QoS == 3 {
+		// [MQTT-3.3.1-4] a PUBLISH MUST NOT have both QoS bits set to 1.
+		return malformed("MQTT-3.3.1-4", "PUBLISH QoS is 3")
+	}
+	r := reader{v: v, b: body}
+	var err error
+	if p.Topic, err = r.bin("Topic Name"); err != nil {
+		return err
+	}
+	if p.QoS > 0 {
+		if p.PacketID, err = r.u16("Packet Identifier"); err != nil {
+			return err
+		}
+	}
+	if v == V5 {
+		if err := decodeProps(&r, ctxPublish, &p.Props); err != nil {
+			return err
+		}
+	}
+	p.Payload = body[r.off:]
+	return checkPublish(v, p)
+}
