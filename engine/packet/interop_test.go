@@ -124,7 +124,7 @@ func (w *wireConn) disconnect() {
 // mosquitto's bytes must decode.
 func TestMosquittoInterop(t *testing.T) {
 	for _, v := range []packet.Version{packet.V311, packet.V5} {
-		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+		t.Run("v"+v.String(), func(t *testing.T) {
 			b := mosquittotest.Start(t, mosquittotest.Options{})
 			interopSession(t, b.Addr, v)
 		})
