@@ -16,15 +16,15 @@ var checks = [...]struct {
 	inv Invariant
 	fn  checkFunc
 }{
-	// 	{NoLoss, CheckNoLoss},
-	// 	{QoS2ExactlyOnce, CheckQoS2ExactlyOnce},
-	// 	{Retransmit, CheckRetransmit},
-	// 	{PubrelAnswered, CheckPubrelAnswered},
-	// 	{PacketIDUnique, CheckPacketIDUnique},
-	// 	{SendQuota, CheckSendQuota},
-	// 	{Order, CheckOrder},
+	{NoLoss, CheckNoLoss},
+	{QoS2ExactlyOnce, CheckQoS2ExactlyOnce},
+	{Retransmit, CheckRetransmit},
+	{PubrelAnswered, CheckPubrelAnswered},
+	{PacketIDUnique, CheckPacketIDUnique},
+	{SendQuota, CheckSendQuota},
+	{Order, CheckOrder},
 	{NoStuck, CheckNoStuck},
-	// 	{SessionPresent, CheckSessionPresent},
+	{SessionPresent, CheckSessionPresent},
 }
 
 // Check runs every selected invariant check over h and returns the

@@ -1,0 +1,51 @@
+package model
+
+import "fmt"
+
+// CheckQoS2ExactlyOnce checks invariant 2: per subscriber, a message
+// delivered at QoS 2 or QoS 0 is delivered at most once (QoS2: the receiver
+// MUST NOT deliver a duplicate onward [MQTT-4.3.3-10], across reconnects and
+// restarts when its state is durable; QoS0: "at most once delivery", §4.3.1);
+// QoS1 may repeat [MQTT-4.3.2-5]. And no subscriber is ever delivered a
+// message that no publisher accepted (no creation). Messages are identified by
+// their Msg id, unique per history. The lab's broker sends one copy per
+// client even with overlapping subscriptions, so a second copy at QoS 2 is a
+// duplicate.
+func CheckQoS2ExactlyOnce(h *History) []Violation {
+	accepted := map[string]bool{}
+	for i := range h.Events {
+		if e := &h.Events[i]; e.Kind == Accepted {
+			accepted[e.Msg] = true
+		}
+	}
+	type seen struct {
+		step   int
+		strict bool // some delivery was at QoS 0 or 2
+	}
+	first := map[[2]string]*seen{}
+	var out []Violation
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Kind != Delivered {
+			continue
+		}
+		if !accepted[e.Msg] {
+			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
+				Reason: fmt.Sprintf("delivered msg %q on %q that no publisher accepted (created)", e.Msg, e.Topic)})
+			continue
+		}
+		strict := e.QoS != 1
+		k := [2]string{e.Node, e.Msg}
+		s, ok := first[k]
+		if !ok {
+			first[k] = &seen{step: i, strict: strict}
+			continue
+		}
+		if strict || s.strict {
+			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
+				Reason: fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, s.step)})
+		}
+		s.strict = s.strict || strict
+	}
+	return out
+}

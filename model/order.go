@@ -1,0 +1,71 @@
+package model
+
+import "fmt"
+
+// orderKey is one ordered stream: a subscriber's view of one publisher's
+// messages on one topic at one QoS.
+type orderKey struct {
+	sub, pub, topic string
+	qos             uint8
+}
+
+// orderMark is the latest message of a stream first-delivered so far.
+type orderMark struct {
+	index int // its position in the publisher's Accepted order
+	msg   string
+	step  int
+}
+
+// CheckOrder checks invariant 6's ordering half (SPEC-NOTES §4.6): for
+// messages accepted at QoS>=1, each subscriber's FIRST deliveries of one
+// publisher's messages on one topic at one QoS follow the order the
+// publisher accepted them [MQTT-4.6.0-5] [MQTT-4.6.0-6] (v5: "in the order
+// received", "Ordered Topic"; v3.1.1 [MQTT-4.6.0-6] "per topic and QoS").
+//
+// Precisely: if a subscriber first-delivers message B, it must never later
+// first-deliver a message A that the same publisher accepted before B on the
+// same topic and QoS. Redeliveries (a second Delivered of a message, the
+// "1,2,3,2,3,4" of §4.6 after a resend) are ignored, and so are gaps: a
+// message that is never delivered is NoLoss's business. The violation is
+// reported at A's late first delivery. Deliveries at QoS 0 are not ordered.
+func CheckOrder(h *History) []Violation {
+	type acc struct {
+		pub, topic string
+		qos        uint8
+		index      int
+	}
+	accepted := map[string]acc{}
+	counts := map[[2]string]int{}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Kind == Accepted && e.QoS >= 1 {
+			k := [2]string{e.Node, e.Topic}
+			counts[k]++
+			accepted[e.Msg] = acc{pub: e.Node, topic: e.Topic, qos: e.QoS, index: counts[k]}
+		}
+	}
+	firsts := map[[2]string]bool{}
+	marks := map[orderKey]orderMark{}
+	var out []Violation
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Kind != Delivered || e.QoS == 0 || firsts[[2]string{e.Node, e.Msg}] {
+			continue
+		}
+		firsts[[2]string{e.Node, e.Msg}] = true
+		a, ok := accepted[e.Msg]
+		if !ok {
+			continue
+		}
+		k := orderKey{sub: e.Node, pub: a.pub, topic: a.topic, qos: a.qos}
+		m, seen := marks[k]
+		if seen && a.index < m.index {
+			out = append(out, Violation{Step: i, Invariant: Order, Node: e.Node,
+				Reason: fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
+					e.Msg, a.pub, a.index, a.topic, m.msg, m.index, m.step)})
+			continue
+		}
+		marks[k] = orderMark{index: a.index, msg: e.Msg, step: i}
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package model
+
+import "fmt"
+
+// CheckPacketIDUnique checks invariant 5: a new PUBLISH (QoS>0, DUP=0),
+// SUBSCRIBE or UNSUBSCRIBE must carry a non-zero id that is not in flight in
+// the same direction (sender->peer) [MQTT-2.2.1-3] (client) [MQTT-2.2.1-4]
+// (server); v3.1.1 [MQTT-2.3.1-1] [MQTT-2.3.1-2] [MQTT-2.3.1-4]. The two
+// directions are independent. An id is in flight from its send until the
+// sender receives PUBACK, PUBCOMP, PUBREC >= 0x80, SUBACK or UNSUBACK; a
+// CONNACK with Session Present=0 frees all of its sender's ids; SUBSCRIBE and
+// UNSUBSCRIBE ids are freed when the connection ends. A PUBLISH that repeats
+// the in-flight message on its id is a resend, judged by CheckRetransmit.
+func CheckPacketIDUnique(h *History) []Violation {
+	t := newTracker()
+	var out []Violation
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Kind == Sent {
+			if r := t.judgeNewID(e); r != "" {
+				out = append(out, Violation{Step: i, Invariant: PacketIDUnique, Node: e.Node, Reason: r})
+			}
+		}
+		t.update(i, e)
+	}
+	return out
+}
+
+// judgeNewID returns why the packet sent in e reuses an id, or "".
+func (t *tracker) judgeNewID(e *Event) string {
+	p, d := &e.Packet, sentDir(e)
+	switch {
+	case p.Type == PUBLISH && p.QoS > 0 && !p.Dup:
+	case p.Type == SUBSCRIBE || p.Type == UNSUBSCRIBE:
+	default:
+		return ""
+	}
+	rule := "[MQTT-2.2.1-3]"
+	if e.Node == BrokerNode {
+		rule = "[MQTT-2.2.1-4]"
+	}
+	if p.ID == 0 {
+		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), d.to, rule)
+	}
+	f := t.get(d, p.ID)
+	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && samePublish(f, p)) {
+		return ""
+	}
+	was := packetName(f.kind)
+	if f.kind == PUBLISH {
+		was = fmt.Sprintf("PUBLISH of msg %q", f.msg)
+	}
+	return fmt.Sprintf("new %s to %s reuses id %d, still in flight since step %d (%s) %s",
+		packetName(p.Type), d.to, p.ID, f.step, was, rule)
+}

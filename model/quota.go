@@ -1,0 +1,82 @@
+package model
+
+import "fmt"
+
+// maxReceiveMax is the Receive Maximum when the CONNACK carries none.
+const maxReceiveMax = 65535
+
+// quotaConn is a client's current connection as CheckSendQuota sees it.
+type quotaConn struct {
+	v5      bool
+	limit   int
+	unacked map[uint16]bool
+}
+
+// CheckSendQuota checks invariant 7 for v5 clients: the QoS>0 PUBLISHes a
+// client sent on a connection and has not seen acknowledged (PUBACK,
+// PUBCOMP, PUBREC >= 0x80) never exceed the broker's Receive Maximum from
+// that connection's CONNACK (Connected.ReceiveMax; 0 means absent, 65535)
+// [MQTT-3.3.4-7] [MQTT-4.9.0-2]. The quota is per connection: PUBLISHes sent
+// on an earlier connection count only once resent on this one
+// [MQTT-4.9.0-1]. The broker->client direction is not checked: histories do
+// not carry the client's Receive Maximum.
+func CheckSendQuota(h *History) []Violation {
+	conns := map[string]*quotaConn{}
+	get := func(node string) *quotaConn {
+		c, ok := conns[node]
+		if !ok {
+			c = &quotaConn{unacked: map[uint16]bool{}}
+			conns[node] = c
+		}
+		return c
+	}
+	var out []Violation
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Node == BrokerNode {
+			continue
+		}
+		switch e.Kind {
+		case ConnOpened, ConnClosed, Crash:
+			conns[e.Node] = &quotaConn{unacked: map[uint16]bool{}}
+		case Connected:
+			c := get(e.Node)
+			c.v5, c.limit = e.Version == 5, int(e.ReceiveMax)
+			if c.limit == 0 {
+				c.limit = maxReceiveMax
+			}
+		case Sent:
+			if v := quotaSent(get(e.Node), i, e); v != nil {
+				out = append(out, *v)
+			}
+		case Received:
+			quotaReceived(get(e.Node), &e.Packet)
+		}
+	}
+	return out
+}
+
+// quotaSent counts a QoS>0 PUBLISH and reports the quota overrun it causes.
+func quotaSent(c *quotaConn, i int, e *Event) *Violation {
+	p := &e.Packet
+	if p.Type != PUBLISH || p.QoS == 0 || c.unacked[p.ID] {
+		return nil
+	}
+	c.unacked[p.ID] = true
+	if !c.v5 || len(c.unacked) <= c.limit {
+		return nil
+	}
+	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
+		Reason: fmt.Sprintf("PUBLISH id %d makes %d unacknowledged QoS>0 PUBLISHes on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
+			p.ID, len(c.unacked), c.limit)}
+}
+
+// quotaReceived returns quota for the acks that end a PUBLISH flow.
+func quotaReceived(c *quotaConn, p *Packet) {
+	switch {
+	case p.Type == PUBACK, p.Type == PUBCOMP:
+		delete(c.unacked, p.ID)
+	case p.Type == PUBREC && p.Reason >= reasonFailure:
+		delete(c.unacked, p.ID)
+	}
+}

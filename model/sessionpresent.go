@@ -1,0 +1,79 @@
+package model
+
+import "fmt"
+
+// CheckSessionPresent checks invariant 8 (Session Present handling):
+//   - the broker answers Clean Start=1 with Session Present=0 [MQTT-3.2.2-2]
+//     (v3.1.1 [MQTT-3.2.2-1]);
+//   - a client that gets Session Present=1 while it holds no session
+//     (Connected.HadState=false) closes the connection: it sends nothing
+//     but DISCONNECT before the connection ends [MQTT-3.2.2-4];
+//   - after a CONNACK with Session Present=0 neither side resends anything
+//     of the old session on that connection: no PUBLISH with DUP=1 and no
+//     PUBREL except in answer to a PUBREC received on it [MQTT-3.2.2-5]
+//     [MQTT-3.1.2-4].
+func CheckSessionPresent(h *History) []Violation {
+	t := newTracker()
+	mustClose := map[string]int{} // client -> step of the SP=1 CONNACK it must refuse
+	var out []Violation
+	add := func(i int, node, reason string) {
+		out = append(out, Violation{Step: i, Invariant: SessionPresent, Node: node, Reason: reason})
+	}
+	for i := range h.Events {
+		e := &h.Events[i]
+		switch e.Kind {
+		case Connected:
+			if e.CleanStart && e.SessionPresent {
+				add(i, BrokerNode, fmt.Sprintf("CONNACK to %s has Session Present=1 for Clean Start=1 [MQTT-3.2.2-2]", e.Node))
+			}
+			if e.SessionPresent && !e.HadState {
+				mustClose[e.Node] = i
+			}
+		case Sent:
+			if at, ok := mustClose[e.Node]; ok && e.Packet.Type != DISCONNECT {
+				add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
+					packetName(e.Packet.Type), at))
+				delete(mustClose, e.Node)
+			}
+			if r := t.judgeDiscarded(e); r != "" {
+				add(i, e.Node, r)
+			}
+		case ConnClosed, ConnOpened, Crash:
+			delete(mustClose, e.Node)
+		}
+		t.update(i, e)
+	}
+	for _, node := range sortedKeys(mustClose) {
+		add(mustClose[node], node, "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
+	}
+	return out
+}
+
+// judgeDiscarded returns why e resends old-session state after a CONNACK
+// with Session Present=0 on this connection, or "".
+func (t *tracker) judgeDiscarded(e *Event) string {
+	p, d := &e.Packet, sentDir(e)
+	l := t.links[d]
+	if l == nil || !l.connacked || l.sp {
+		return ""
+	}
+	switch {
+	case p.Type == PUBLISH && p.Dup:
+		return fmt.Sprintf("PUBLISH id %d (msg %q) to %s with DUP=1 after Session Present=0 at step %d: the old session must be discarded [MQTT-3.2.2-5]",
+			p.ID, p.Msg, d.to, l.spStep)
+	case p.Type == PUBREL && !l.pubrecs[p.ID]:
+		return fmt.Sprintf("PUBREL id %d to %s after Session Present=0 at step %d with no PUBREC for it on this connection [MQTT-3.2.2-5]",
+			p.ID, d.to, l.spStep)
+	}
+	return ""
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,6 @@
+package model
+
+import "sort"
+
+// sortStrings sorts s in place.
+func sortStrings(s []string) { sort.Strings(s) }
