@@ -66,9 +66,12 @@ func (t *tracker) link(d dir) *link {
 // get returns the flight of id in direction d, or nil.
 func (t *tracker) get(d dir, id uint16) *flight { return t.inflight[d][id] }
 
-// sentDir and recvDir return the direction an event's packet travels in.
+// sentDir is the direction of the packet sent in e.
 func sentDir(e *Event) dir { return dir{e.Node, e.Peer} }
-func recvDir(e *Event) dir { return dir{e.Peer, e.Node} }
+
+// ackDir is the direction an ack received in e answers: the receiver's own
+// outgoing direction.
+func ackDir(e *Event) dir { return dir{e.Node, e.Peer} }
 
 // update applies one event to the tracker.
 func (t *tracker) update(i int, e *Event) {
@@ -216,7 +219,7 @@ func samePublish(f *flight, p *Packet) bool {
 }
 
 func (t *tracker) received(i int, e *Event) {
-	p, d := &e.Packet, recvDir(e)
+	p, d := &e.Packet, ackDir(e)
 	switch p.Type {
 	case CONNACK:
 		t.connack(i, d, p.Sessions)

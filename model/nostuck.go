@@ -9,7 +9,7 @@ import "fmt"
 func CheckNoStuck(h *History) []Violation {
 	var out []Violation
 	start := -1
-	quiet := false
+	quiet, stuck := false, false
 	for i := range h.Events {
 		e := &h.Events[i]
 		switch e.Kind {
@@ -22,6 +22,7 @@ func CheckNoStuck(h *History) []Violation {
 				quiet = true
 			}
 		case Stuck:
+			stuck = true
 			out = append(out, Violation{Step: i, Invariant: NoStuck, Node: e.Node,
 				Reason: "stuck after the liveness bound: " + e.Reason})
 		case Failed:
@@ -31,7 +32,7 @@ func CheckNoStuck(h *History) []Violation {
 			}
 		}
 	}
-	if start >= 0 && !quiet {
+	if start >= 0 && !quiet && !stuck {
 		out = append(out, Violation{Step: lastStep(h), Invariant: NoStuck,
 			Reason: fmt.Sprintf("no Quiescent event after LivenessStart (step %d)", start)})
 	}

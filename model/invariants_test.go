@@ -1,0 +1,243 @@
+package model
+
+import "testing"
+
+// lostQoS1 is a QoS1 message the broker acknowledged but never forwarded.
+func lostQoS1() *hb {
+	b := base().accepted("p1", "m1", 1)
+	b.xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+	return b.xfer(BrokerNode, "p1", pkt(PUBACK, 1)).acked("p1", "m1")
+}
+
+func TestInvariantNoLoss(t *testing.T) {
+	late := newHB().connect("p1", false, false).accepted("p1", "m1", 1)
+	late.xfer("p1", BrokerNode, publish(1, 1, false, "m1")).subscribe("s1").liveness()
+	cleaned := lostQoS1()
+	cleaned.ev(Event{Kind: Connected, Node: "s1", CleanStart: true}).liveness()
+	pubCleaned := base().accepted("p1", "m1", 1).sent("p1", BrokerNode, publish(1, 1, false, "m1"))
+	pubCleaned.ev(Event{Kind: Connected, Node: "p1", CleanStart: true}).liveness()
+	volatileSub := newHB().connect("s1", false, false)
+	volatileSub.ev(Event{Kind: Subscribed, Node: "s1", Filter: "t/#", QoS: 1}).connect("p1", false, false)
+	volatileSub.accepted("p1", "m1", 1).liveness()
+	qos0Sub := newHB().connect("s1", false, false).subscribed("s1", "t/#", 0).connect("p1", false, false)
+	qos0Sub.accepted("p1", "m1", 1).liveness()
+	otherTopic := newHB().connect("s1", false, false).subscribed("s1", "u/+", 1).connect("p1", false, false)
+	otherTopic.accepted("p1", "m1", 1).liveness()
+	neverSent := base().accepted("p1", "m1", 2).liveness()
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "delivered", h: base().qos1("m1", 1, 1).liveness()},
+		{name: "lost in the broker", h: lostQoS1().liveness(), violate: true, reason: `msg "m1"`},
+		{name: "lost in the publisher", h: neverSent, violate: true, reason: "never delivered to s1"},
+		{name: "no liveness phase, not judged", h: lostQoS1()},
+		{name: "stuck run, not judged", h: lostQoS1().kind(LivenessStart).kind(Stuck)},
+		{name: "subscribed after the broker received it", h: late},
+		{name: "unsubscribed", h: lostQoS1().ev(Event{Kind: Unsubscribed, Node: "s1", Filter: "t/#"}).liveness()},
+		{name: "subscriber cleaned its session", h: cleaned},
+		{name: "publisher cleaned its session", h: pubCleaned},
+		{name: "non-persistent subscription", h: volatileSub},
+		{name: "QoS0 subscription", h: qos0Sub},
+		{name: "non-matching filter", h: otherTopic},
+	})
+}
+
+func TestInvariantQoS2ExactlyOnce(t *testing.T) {
+	runInvariantCases(t, QoS2ExactlyOnce, []invariantCase{
+		{name: "once", h: base().qos2("m1", 1, 1)},
+		{name: "QoS2 twice", h: base().qos2("m1", 1, 1).delivered("s1", "m1", 2), violate: true, reason: "delivered again at QoS 2"},
+		{name: "QoS1 twice allowed", h: base().qos1("m1", 1, 1).delivered("s1", "m1", 1)},
+		{name: "QoS0 twice", h: base().accepted("p1", "m1", 0).delivered("s1", "m1", 0).delivered("s1", "m1", 0), violate: true, reason: "QoS 0"},
+		{name: "QoS2 once each to two subscribers", h: base().qos2("m1", 1, 1).delivered("s2", "m1", 2)},
+		{name: "created", h: base().delivered("s1", "ghost", 1), violate: true, reason: "no publisher accepted"},
+	})
+}
+
+// unackedQoS1 leaves m1 (and m2) of p1 in flight and drops the connection.
+func unackedQoS1(msgs ...string) *hb {
+	b := base()
+	for i, m := range msgs {
+		b.accepted("p1", m, 1).sent("p1", BrokerNode, publish(uint16(i+1), 1, false, m))
+	}
+	return b.closed("p1")
+}
+
+func TestInvariantRetransmit(t *testing.T) {
+	qos2Relsent := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
+	qos2Relsent.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).sent("p1", BrokerNode, pkt(PUBREL, 1)).closed("p1")
+	qos2Rec := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
+	qos2Rec.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).closed("p1")
+	qos2RecCrash := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
+	qos2RecCrash.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).crash("p1", CrashAfterAction).closed("p1")
+	mochi := base().qos2("m1", 1, 1).crash("p1", CrashBetweenSteps).connect("p1", true, true)
+	ackedCrash := base().accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+	ackedCrash.recv("p1", BrokerNode, pkt(PUBACK, 1)).crash("p1", CrashAfterAction).closed("p1").connect("p1", true, true)
+	ackedNoCrash := base().accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+	ackedNoCrash.recv("p1", BrokerNode, pkt(PUBACK, 1)).closed("p1").connect("p1", true, true)
+	toSub := base().accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+	toSub.sent(BrokerNode, "s1", publish(7, 1, false, "m1"))
+	toSubOK := toSub.clone()
+	toSubOK.closed("s1").connect("s1", true, true).sent(BrokerNode, "s1", publish(7, 1, true, "m1"))
+	differs := publish(1, 1, true, "m9")
+	runInvariantCases(t, Retransmit, []invariantCase{
+		{name: "resend after session-present reconnect", h: unackedQoS1("m1").connect("p1", true, true).sent("p1", BrokerNode, publish(1, 1, true, "m1"))},
+		{name: "resend in original order", h: unackedQoS1("m1", "m2").connect("p1", true, true).
+			sent("p1", BrokerNode, publish(1, 1, true, "m1")).sent("p1", BrokerNode, publish(2, 1, true, "m2"))},
+		{name: "resend out of order", h: unackedQoS1("m1", "m2").connect("p1", true, true).
+			sent("p1", BrokerNode, publish(2, 1, true, "m2")).sent("p1", BrokerNode, publish(1, 1, true, "m1")),
+			violate: true, reason: "out of original order"},
+		{name: "resend on the same connection", h: base().accepted("p1", "m1", 1).sent("p1", BrokerNode, publish(1, 1, false, "m1")).
+			sent("p1", BrokerNode, publish(1, 1, true, "m1")), violate: true, reason: "same connection"},
+		{name: "resend with DUP=0", h: unackedQoS1("m1").connect("p1", true, true).sent("p1", BrokerNode, publish(1, 1, false, "m1")),
+			violate: true, reason: "DUP=0"},
+		{name: "resend with another payload", h: unackedQoS1("m1").connect("p1", true, true).sent("p1", BrokerNode, differs),
+			violate: true, reason: "differs"},
+		{name: "DUP=1 after Session Present=0", h: unackedQoS1("m1").connect("p1", false, true).sent("p1", BrokerNode, publish(1, 1, true, "m1")),
+			violate: true, reason: "resends nothing"},
+		{name: "PUBLISH after its PUBREL", h: qos2Relsent.connect("p1", true, true).sent("p1", BrokerNode, publish(1, 2, true, "m1")),
+			violate: true, reason: "after its PUBREL"},
+		{name: "PUBLISH after PUBREC", h: qos2Rec.connect("p1", true, true).sent("p1", BrokerNode, publish(1, 2, true, "m1")),
+			violate: true, reason: "PUBREL was due"},
+		{name: "PUBLISH after PUBREC and a crash", h: qos2RecCrash.connect("p1", true, true).sent("p1", BrokerNode, publish(1, 2, true, "m1"))},
+		{name: "PUBLISH after PUBCOMP and a restart", h: mochi.sent("p1", BrokerNode, publish(1, 2, true, "m1")),
+			violate: true, reason: "after its PUBREL"},
+		{name: "acked QoS1 resent after a crash", h: ackedCrash.sent("p1", BrokerNode, publish(1, 1, true, "m1"))},
+		{name: "acked QoS1 resent without a crash", h: ackedNoCrash.sent("p1", BrokerNode, publish(1, 1, true, "m1")),
+			violate: true, reason: "after it was acknowledged"},
+		{name: "broker resend on a new connection", h: toSubOK},
+		{name: "broker resend on the same connection", h: toSub.sent(BrokerNode, "s1", publish(7, 1, true, "m1")),
+			violate: true, reason: "same connection"},
+	})
+}
+
+func TestInvariantPubrelAnswered(t *testing.T) {
+	unanswered := base().accepted("p1", "m1", 2).xfer(BrokerNode, "s1", publish(3, 2, false, "m1"))
+	unanswered.xfer("s1", BrokerNode, pkt(PUBREC, 3)).xfer(BrokerNode, "s1", pkt(PUBREL, 3))
+	excused := unanswered.clone().closed("s1")
+	resent := excused.clone().connect("s1", true, true).xfer(BrokerNode, "s1", pkt(PUBREL, 3))
+	runInvariantCases(t, PubrelAnswered, []invariantCase{
+		{name: "answered", h: base().qos2("m1", 1, 1).liveness()},
+		{name: "unanswered", h: unanswered.clone().liveness(), violate: true, reason: "PUBREL id 3 from broker never answered"},
+		{name: "unanswered, no liveness phase", h: unanswered},
+		{name: "connection closed first", h: excused.clone().liveness()},
+		{name: "resent after reconnect, unanswered", h: resent.clone().liveness(), violate: true, reason: "never answered"},
+		{name: "resent after reconnect, answered", h: resent.xfer("s1", BrokerNode, pkt(PUBCOMP, 3)).liveness()},
+	})
+}
+
+func TestInvariantPacketIDUnique(t *testing.T) {
+	inflight := func() *hb { return base().accepted("p1", "m1", 1).sent("p1", BrokerNode, publish(1, 1, false, "m1")) }
+	qos2 := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1")).recv("p1", BrokerNode, pkt(PUBREC, 1))
+	refused := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
+	refused.recv("p1", BrokerNode, Packet{Type: PUBREC, ID: 1, Reason: 0x97})
+	runInvariantCases(t, PacketIDUnique, []invariantCase{
+		{name: "distinct ids", h: base().qos1("m1", 1, 1).qos1("m2", 2, 2)},
+		{name: "id reused after PUBACK", h: base().qos1("m1", 1, 1).qos1("m2", 1, 1)},
+		{name: "id reused while in flight", h: inflight().sent("p1", BrokerNode, publish(1, 1, false, "m2")),
+			violate: true, reason: "reuses id 1"},
+		{name: "SUBSCRIBE reuses a PUBLISH id", h: inflight().sent("p1", BrokerNode, pkt(SUBSCRIBE, 1)),
+			violate: true, reason: "new SUBSCRIBE"},
+		{name: "same id in both directions", h: inflight().sent(BrokerNode, "p1", publish(1, 1, false, "m7"))},
+		{name: "broker reuses an id towards a subscriber", h: inflight().sent(BrokerNode, "s1", publish(4, 1, false, "m1")).
+			sent(BrokerNode, "s1", publish(4, 1, false, "m2")), violate: true, reason: "[MQTT-2.2.1-4]"},
+		{name: "id 0", h: base().sent("p1", BrokerNode, publish(0, 1, false, "m1")), violate: true, reason: "packet id 0"},
+		{name: "QoS2 id reused before PUBCOMP", h: qos2.sent("p1", BrokerNode, publish(1, 2, false, "m2")),
+			violate: true, reason: "reuses id 1"},
+		{name: "QoS2 id reused after PUBREC 0x97", h: refused.sent("p1", BrokerNode, publish(1, 2, false, "m2"))},
+		{name: "id reused after Session Present=0", h: inflight().closed("p1").connect("p1", false, true).
+			sent("p1", BrokerNode, publish(1, 1, false, "m2"))},
+		{name: "SUBSCRIBE id freed by the connection's end", h: base().sent("p1", BrokerNode, pkt(SUBSCRIBE, 9)).
+			closed("p1").connect("p1", true, true).sent("p1", BrokerNode, pkt(SUBSCRIBE, 9))},
+	})
+}
+
+func TestInvariantSendQuota(t *testing.T) {
+	three := func(b *hb, acks bool) *hb {
+		for i := uint16(1); i <= 3; i++ {
+			b.sent("p1", BrokerNode, publish(i, 1, false, "m"))
+			if acks {
+				b.recv("p1", BrokerNode, pkt(PUBACK, i))
+			}
+		}
+		return b
+	}
+	v311 := newHB().opened("p1").ev(Event{Kind: Connected, Node: "p1", Version: 4, ReceiveMax: 2})
+	perConn := newHB().connectRM("p1", false, false, 2)
+	perConn.sent("p1", BrokerNode, publish(1, 1, false, "a")).sent("p1", BrokerNode, publish(2, 1, false, "b")).closed("p1")
+	perConn.connectRM("p1", true, true, 2).sent("p1", BrokerNode, publish(3, 1, false, "c"))
+	runInvariantCases(t, SendQuota, []invariantCase{
+		{name: "within Receive Maximum", h: three(newHB().connectRM("p1", false, false, 3), false)},
+		{name: "over Receive Maximum", h: three(newHB().connectRM("p1", false, false, 2), false),
+			violate: true, reason: "above the broker's Receive Maximum 2"},
+		{name: "acks return quota", h: three(newHB().connectRM("p1", false, false, 1), true)},
+		{name: "PUBREC 0x80 returns quota", h: newHB().connectRM("p1", false, false, 1).sent("p1", BrokerNode, publish(1, 2, false, "a")).
+			recv("p1", BrokerNode, Packet{Type: PUBREC, ID: 1, Reason: 0x80}).sent("p1", BrokerNode, publish(2, 2, false, "b"))},
+		{name: "PUBREC 0x00 keeps the quota", h: newHB().connectRM("p1", false, false, 1).sent("p1", BrokerNode, publish(1, 2, false, "a")).
+			recv("p1", BrokerNode, pkt(PUBREC, 1)).sent("p1", BrokerNode, publish(2, 2, false, "b")), violate: true, reason: "Receive Maximum 1"},
+		{name: "v3.1.1 has no quota", h: three(v311, false)},
+		{name: "quota is per connection", h: perConn},
+	})
+}
+
+// acceptedOn adds an Accepted event on a given topic.
+func (b *hb) acceptedOn(node, msg, topic string, qos uint8) *hb {
+	return b.ev(Event{Kind: Accepted, Node: node, Msg: msg, Topic: topic, QoS: qos})
+}
+
+func TestInvariantOrder(t *testing.T) {
+	three := func() *hb { return base().accepted("p1", "m1", 1).accepted("p1", "m2", 1).accepted("p1", "m3", 1) }
+	topics := base().acceptedOn("p1", "a", "t/a", 1).acceptedOn("p1", "b", "t/b", 1)
+	twoPubs := base().accepted("p1", "a", 1).accepted("p2", "b", 1)
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "in order", h: three().delivered("s1", "m1", 1).delivered("s1", "m2", 1).delivered("s1", "m3", 1)},
+		{name: "reversed", h: three().delivered("s1", "m2", 1).delivered("s1", "m1", 1),
+			violate: true, reason: `first delivery of msg "m1"`},
+		{name: "redelivery after resend (1,2,1,2,3)", h: three().delivered("s1", "m1", 1).delivered("s1", "m2", 1).
+			delivered("s1", "m1", 1).delivered("s1", "m2", 1).delivered("s1", "m3", 1)},
+		{name: "gap is not disorder", h: three().delivered("s1", "m1", 1).delivered("s1", "m3", 1)},
+		{name: "per subscriber", h: three().delivered("s1", "m2", 1).delivered("s2", "m1", 1)},
+		{name: "topics are independent", h: topics.delivered("s1", "b", 1).delivered("s1", "a", 1)},
+		{name: "publishers are independent", h: twoPubs.delivered("s1", "b", 1).delivered("s1", "a", 1)},
+		{name: "QoS0 deliveries are not ordered", h: three().delivered("s1", "m2", 0).delivered("s1", "m1", 0)},
+	})
+}
+
+func TestInvariantNoStuck(t *testing.T) {
+	fail := Event{Kind: Failed, Node: "s1", Reason: "unknown PUBREL 3"}
+	runInvariantCases(t, NoStuck, []invariantCase{
+		{name: "quiescent", h: base().qos1("m1", 1, 1).liveness()},
+		{name: "no liveness phase", h: base().qos1("m1", 1, 1)},
+		{name: "stuck", h: base().kind(LivenessStart).ev(Event{Kind: Stuck, Reason: "s1 has 1 inflight"}),
+			violate: true, reason: "s1 has 1 inflight"},
+		{name: "failed after faults stopped", h: base().kind(LivenessStart).ev(fail).kind(Quiescent),
+			violate: true, reason: "unknown PUBREL 3"},
+		{name: "failed during the safety phase", h: base().ev(fail).liveness()},
+		{name: "never quiet", h: base().kind(LivenessStart), violate: true, reason: "no Quiescent"},
+		{name: "quiet before liveness only", h: base().kind(Quiescent).kind(LivenessStart), violate: true, reason: "no Quiescent"},
+	})
+}
+
+func TestInvariantSessionPresent(t *testing.T) {
+	cleanSP := newHB().opened("s1").ev(Event{Kind: Connected, Node: "s1", CleanStart: true, SessionPresent: true})
+	stateless := func() *hb { return newHB().connect("s1", true, false) }
+	withState := func() *hb {
+		b := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
+		return b.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).closed("p1")
+	}
+	answer := withState().connect("p1", false, true).accepted("p1", "m2", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m2"))
+	answer.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).sent("p1", BrokerNode, pkt(PUBREL, 1))
+	brokerDup := base().sent(BrokerNode, "s1", publish(5, 1, false, "m1")).closed("s1").connect("s1", false, true)
+	runInvariantCases(t, SessionPresent, []invariantCase{
+		{name: "Clean Start=1 answered with Session Present=1", h: cleanSP, violate: true, reason: "[MQTT-3.2.2-2]"},
+		{name: "no state, SP=1, keeps sending", h: stateless().sent("s1", BrokerNode, pkt(SUBSCRIBE, 1)),
+			violate: true, reason: "it must close"},
+		{name: "no state, SP=1, stays open", h: stateless(), violate: true, reason: "kept the connection open"},
+		{name: "no state, SP=1, closes", h: stateless().sent("s1", BrokerNode, pkt(DISCONNECT, 0)).closed("s1")},
+		{name: "state, SP=1, resends", h: withState().connect("p1", true, true).sent("p1", BrokerNode, pkt(PUBREL, 1))},
+		{name: "state, SP=0, resends PUBREL", h: withState().connect("p1", false, true).sent("p1", BrokerNode, pkt(PUBREL, 1)),
+			violate: true, reason: "PUBREL id 1"},
+		{name: "state, SP=0, resends PUBLISH", h: withState().connect("p1", false, true).sent("p1", BrokerNode, publish(1, 2, true, "m1")),
+			violate: true, reason: "DUP=1 after Session Present=0"},
+		{name: "state, SP=0, new flow's PUBREL", h: answer},
+		{name: "broker resends after SP=0", h: brokerDup.sent(BrokerNode, "s1", publish(5, 1, true, "m1")),
+			violate: true, reason: "[MQTT-3.2.2-5]"},
+	})
+}
