@@ -38,7 +38,9 @@ func (b *hb) accepted(node, msg string, qos uint8) *hb {
 	return b.ev(Event{Kind: Accepted, Node: node, Msg: msg, Topic: "t/a", QoS: qos})
 }
 
-func (b *hb) acked(node, msg string) *hb { return b.ev(Event{Kind: Acknowledged, Node: node, Msg: msg}) }
+func (b *hb) acked(node, msg string) *hb {
+	return b.ev(Event{Kind: Acknowledged, Node: node, Msg: msg})
+}
 
 func (b *hb) delivered(node, msg string, qos uint8) *hb {
 	return b.ev(Event{Kind: Delivered, Node: node, Msg: msg, Topic: "t/a", QoS: qos})
