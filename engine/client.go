@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// Errors a client reports in Complete.Err and CloseConn.Reason. Codec
+// refusals are the codec's *packet.Error.
+var (
+	// ErrClientNotConnected: the command needs a connection and there is none.
+	ErrClientNotConnected = errors.New("engine: client: not connected")
+	// ErrClientBusy: Connect while a connection is open or being opened.
+	ErrClientBusy = errors.New("engine: client: already connected or connecting")
+	// ErrClientConnLost: the connection closed before the command finished.
+	ErrClientConnLost = errors.New("engine: client: connection lost")
+	// ErrClientConnackTimeout: no CONNACK within ConnackTimeout.
+	ErrClientConnackTimeout = errors.New("engine: client: no CONNACK in time")
+	// ErrClientPingTimeout: no PINGRESP within PingTimeout.
+	ErrClientPingTimeout = errors.New("engine: client: no PINGRESP in time")
+	// ErrClientRefused: the broker refused the connection (CONNACK >= 0x80,
+	// or a non-zero 3.1.1 return code).
+	ErrClientRefused = errors.New("engine: client: connection refused")
+	// ErrClientProtocol: the broker broke a protocol rule the codec cannot see.
+	ErrClientProtocol = errors.New("engine: client: broker protocol error")
+	// ErrClientServerDisconnect: the broker sent DISCONNECT.
+	ErrClientServerDisconnect = errors.New("engine: client: broker sent DISCONNECT")
+	// ErrClientSessionDiscarded: the session state that held the command was
+	// discarded (clean start, or Session Present 0).
+	ErrClientSessionDiscarded = errors.New("engine: client: session state discarded")
+	// ErrClientPublishRefused: PUBACK/PUBREC/PUBCOMP with a reason >= 0x80.
+	ErrClientPublishRefused = errors.New("engine: client: broker refused the publish")
+	// ErrClientBadCommand: the command itself is invalid.
+	ErrClientBadCommand = errors.New("engine: client: invalid command")
+	// ErrClientStuck: the legacy unknown-ack policy failed the session
+	// (coreMQTT #271); every later Step fails with it.
+	ErrClientStuck = errors.New("engine: client: stuck after an acknowledgement for an unknown packet identifier")
+	// ErrClientRecord: a durable record could not be decoded; NewClient names
+	// its key.
+	ErrClientRecord = errors.New("engine: client: corrupt record")
+	// ErrClientInternal: the codec refused a packet the client built (a
+	// broken invariant, reported instead of a panic).
+	ErrClientInternal = errors.New("engine: client: internal error")
+)
+
+// clientConnState is where the client is in its connection's life.
+type clientConnState uint8
+
+const (
+	csIdle       clientConnState = iota // no connection
+	csDialing                           // Dial emitted, waiting for ConnOpened
+	csConnecting                        // CONNECT sent, waiting for CONNACK
+	csConnected                         // CONNACK accepted
+)
+
+// The client's timers.
+const (
+	ctKeepAlive TimerID = iota + 1
+	ctPing
+	ctConnack
+)
+
+// Client is the sans-IO MQTT client. Create it with NewClient and drive it
+// with Step; it is not safe for concurrent use.
+type Client struct {
+	cfg  ClientConfig
+	v    packet.Version
+	now  Time
+	acts []Action
+	wbuf []byte // this Step's encoding arena; a fresh one every Step
+
+	state      clientConnState
+	conn       ConnID
+	dec        *packet.Decoder
+	connectCmd CmdID
+	clean      bool // Clean Start of the current attempt
+	forceClean bool // the next Connect must start clean ([MQTT-3.2.2-4] close)
+	hasSession bool // the client holds a session (connected before, or restored)
+	marker     bool // the durable "session" record is stored
+
+	keepAlive Duration // effective keep alive, 0 = off
+	lastSend  Time
+	pingOut   bool
+
+	out   clientOutbound
+	reqs  []*clientRequest // SUBSCRIBE/UNSUBSCRIBE awaiting SUBACK/UNSUBACK, in send order
+	in    clientInbound
+	stuck error
+}
+
+// NewClient validates cfg and builds a client, restoring its durable state
+// from the records that survived a reboot (nil for a fresh client). A record
+// that cannot be decoded is an error naming its key.
+func NewClient(cfg ClientConfig, restored []Record) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, v: cfg.Version}
+	c.out.init(cfg.Policy.Mutations)
+	c.in.init()
+	if err := c.restore(restored); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Stuck reports the error that stopped the client under the legacy
+// unknown-ack policy, or nil.
+func (c *Client) Stuck() error { return c.stuck }
+
+// Connected reports whether a CONNACK accepted the current connection.
+func (c *Client) Connected() bool { return c.state == csConnected }
+
+// Step feeds one event and returns the actions to carry out, in order.
+//
+// The returned slice is reused by the next Step: carry the actions out (or
+// copy the slice) before calling Step again. The byte slices inside the
+// actions (Send.Data, Persist.Value) are never reused and may be kept.
+func (c *Client) Step(now Time, ev Event) []Action {
+	c.now = now
+	c.acts = c.acts[:0]
+	c.wbuf = nil
+	if c.stuck != nil {
+		c.stepStuck(ev)
+		return c.acts
+	}
+	switch e := ev.(type) {
+	case Connect:
+		c.handleConnectCmd(e)
+	case ConnOpened:
+		c.handleConnOpened(e)
+	case ConnClosed:
+		c.handleConnClosed(e)
+	case BytesReceived:
+		c.handleBytes(e)
+	case TimerFired:
+		c.handleTimer(e)
+	case Publish:
+		c.handlePublishCmd(e)
+	case Subscribe:
+		c.handleSubscribeCmd(e)
+	case Unsubscribe:
+		c.handleUnsubscribeCmd(e)
+	case Disconnect:
+		c.handleDisconnectCmd(e)
+	case Ack:
+		c.handleAck(e)
+	}
+	return c.acts
+}
+
+// handleBytes feeds the decoder and dispatches every whole packet.
+func (c *Client) handleBytes(e BytesReceived) {
+	if e.Conn != c.conn || c.state < csConnecting || c.dec == nil {
+		return // a stale connection's bytes
+	}
+	c.dec.Feed(e.Data)
+	for c.state >= csConnecting && c.stuck == nil {
+		p, err := c.dec.Next()
+		if err != nil {
+			c.protocolError(err)
+			return
+		}
+		if p == nil {
+			return
+		}
+		c.dispatch(p)
+	}
+}
+
+// dispatch hands one decoded packet to its handler.
+func (c *Client) dispatch(p packet.Packet) {
+	if c.state == csConnecting && p.Type() != packet.CONNACK {
+		// [MQTT-3.2.0-1] the first packet from the server is CONNACK.
+		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.0-1", "%s before CONNACK", p.Type()))
+		return
+	}
+	switch p := p.(type) {
+	case *packet.Connack:
+		c.handleConnack(p)
+	case *packet.Publish:
+		c.handlePublish(p)
+	case *packet.Puback:
+		c.handlePuback(p)
+	case *packet.Pubrec:
+		c.handlePubrec(p)
+	case *packet.Pubrel:
+		c.handlePubrel(p)
+	case *packet.Pubcomp:
+		c.handlePubcomp(p)
+	case *packet.Suback:
+		c.handleSuback(p)
+	case *packet.Unsuback:
+		c.handleUnsuback(p)
+	case *packet.Pingresp:
+		c.handlePingresp()
+	case *packet.Disconnect:
+		c.handleDisconnect(p)
+	default:
+		c.protocolError(clientErr(packet.ProtocolError, "§2.1.2", "a client never receives %s", p.Type()))
+	}
+}
+
+// stepStuck is the legacy failed state (coreMQTT #271): received bytes fail
+// with the stuck error, commands fail, nothing is sent ever again.
+func (c *Client) stepStuck(ev Event) {
+	switch e := ev.(type) {
+	case BytesReceived:
+		if e.Conn == c.conn {
+			c.complete(0, Failed, c.stuck)
+		}
+	case ConnClosed:
+		if e.Conn == c.conn {
+			c.state = csIdle
+		}
+	case Connect:
+		c.complete(e.Cmd, Failed, c.stuck)
+	case Publish:
+		c.complete(e.Cmd, Failed, c.stuck)
+	case Subscribe:
+		c.complete(e.Cmd, Failed, c.stuck)
+	case Unsubscribe:
+		c.complete(e.Cmd, Failed, c.stuck)
+	case Disconnect:
+		c.complete(e.Cmd, Failed, c.stuck)
+	}
+}
+
+// becomeStuck enters the legacy failed state.
+func (c *Client) becomeStuck(err error) {
+	c.stuck = err
+	c.complete(0, Failed, err)
+}
+
+// emit appends an action.
+func (c *Client) emit(a Action) { c.acts = append(c.acts, a) }
+
+// complete emits a Complete.
+func (c *Client) complete(cmd CmdID, r Result, err error) {
+	c.emit(Complete{Cmd: cmd, Result: r, Err: err})
+}
+
+// send encodes p into this Step's arena and emits it on the current
+// connection. A codec refusal is a broken invariant: the connection is
+// closed with ErrClientInternal instead of a panic.
+func (c *Client) send(p packet.Packet) bool {
+	data, err := c.encode(p)
+	if err != nil {
+		c.closeConn(fmt.Errorf("%w: encoding %s: %w", ErrClientInternal, p.Type(), err))
+		return false
+	}
+	c.sendBytes(data, p)
+	return true
+}
+
+// encode appends p to this Step's arena and returns its bytes, capped so
+// that nobody appending to them can overwrite the next packet.
+func (c *Client) encode(p packet.Packet) ([]byte, error) {
+	if c.wbuf == nil {
+		c.wbuf = make([]byte, 0, 256)
+	}
+	start := len(c.wbuf)
+	buf, err := packet.Append(c.wbuf, c.v, p)
+	if err != nil {
+		return nil, err
+	}
+	c.wbuf = buf
+	return buf[start:len(buf):len(buf)], nil
+}
+
+// sendBytes emits already-encoded bytes.
+func (c *Client) sendBytes(data []byte, p packet.Packet) {
+	c.emit(Send{Conn: c.conn, Data: data, Packet: p})
+	c.lastSend = c.now
+}
+
+// persistPut emits a synced Put.
+func (c *Client) persistPut(key string, value []byte) {
+	c.emit(Persist{Op: Put, Key: key, Value: value, Sync: true})
+}
+
+// persistDelete emits a synced Delete.
+func (c *Client) persistDelete(key string) {
+	c.emit(Persist{Op: Delete, Key: key, Sync: true})
+}
+
+// clientError is a client-detected violation by the broker: a rule id, the
+// v5 reason code to answer with, and a message.
+type clientError struct {
+	reason packet.ReasonCode
+	rule   string
+	msg    string
+}
+
+func (e *clientError) Error() string {
+	return ErrClientProtocol.Error() + ": [" + e.rule + "] " + e.msg
+}
+
+func (e *clientError) Unwrap() error { return ErrClientProtocol }
+
+// clientErr builds a clientError.
+func clientErr(reason packet.ReasonCode, rule, format string, args ...any) error {
+	return &clientError{reason: reason, rule: rule, msg: fmt.Sprintf(format, args...)}
+}
+
+// clientReason is the v5 reason code to answer an error with.
+func clientReason(err error) packet.ReasonCode {
+	var pe *packet.Error
+	if errors.As(err, &pe) {
+		return pe.Reason
+	}
+	var ce *clientError
+	if errors.As(err, &ce) {
+		return ce.reason
+	}
+	return packet.UnspecifiedError
+}
+
+// protocolError answers a malformed packet or protocol violation: a v5
+// DISCONNECT with the reason code, then close [MQTT-4.13.1-1].
+func (c *Client) protocolError(err error) {
+	if c.v == packet.V5 && c.state == csConnected {
+		c.send(&packet.Disconnect{Reason: clientReason(err)})
+	}
+	c.closeConn(err)
+}
+
+// closeConn closes the current connection and forgets it.
+func (c *Client) closeConn(err error) {
+	if c.state < csConnecting {
+		return
+	}
+	c.emit(CloseConn{Conn: c.conn, Reason: err})
+	c.connLost(err)
+}

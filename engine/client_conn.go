@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// handleConnectCmd starts a connection attempt: Dial.
+func (c *Client) handleConnectCmd(e Connect) {
+	if c.state != csIdle {
+		c.complete(e.Cmd, Failed, ErrClientBusy)
+		return
+	}
+	c.connectCmd = e.Cmd
+	c.clean = e.CleanStart || c.cfg.CleanStart || c.forceClean
+	c.state = csDialing
+	c.emit(Dial{})
+}
+
+// handleConnOpened sends CONNECT on the connection the client dialled. A
+// clean start discards the session before anything is sent [MQTT-3.1.2-4].
+func (c *Client) handleConnOpened(e ConnOpened) {
+	if c.state != csDialing {
+		c.emit(CloseConn{Conn: e.Conn, Reason: fmt.Errorf("%w: connection %d was not dialled", ErrClientProtocol, e.Conn)})
+		return
+	}
+	c.conn = e.Conn
+	c.state = csConnecting
+	c.dec = packet.NewDecoder(c.v, c.cfg.MaxPacketSize)
+	if c.clean {
+		c.discardSession() // [MQTT-3.1.2-4] [MQTT-3.1.2-6]
+	}
+	if !c.send(c.connectPacket()) {
+		return
+	}
+	c.emit(SetTimer{Timer: ctConnack, At: c.now + Time(c.cfg.ConnackTimeout)})
+}
+
+// connectPacket builds CONNECT from the config. The client announces no
+// Topic Alias Maximum, so the broker may send no aliases [MQTT-3.1.2-26].
+func (c *Client) connectPacket() *packet.Connect {
+	p := &packet.Connect{Version: c.v, ClientID: c.cfg.ClientID, CleanStart: c.clean, KeepAlive: c.cfg.KeepAlive}
+	if c.v == packet.V5 {
+		if c.cfg.SessionExpiry != 0 {
+			p.Props.Present = p.Props.Present.With(packet.PropSessionExpiry)
+			p.Props.SessionExpiry = c.cfg.SessionExpiry
+		}
+		if c.cfg.ReceiveMaximum != 65535 {
+			p.Props.Present = p.Props.Present.With(packet.PropReceiveMaximum)
+			p.Props.ReceiveMaximum = c.cfg.ReceiveMaximum
+		}
+		if c.cfg.MaxPacketSize < clientMaxPacketSizeLimit {
+			p.Props.Present = p.Props.Present.With(packet.PropMaximumPacketSize)
+			p.Props.MaximumPacketSize = c.cfg.MaxPacketSize
+		}
+	}
+	return p
+}
+
+// handleConnack settles Session Present, sets up keep alive and the send
+// quota, and resends or starts the clientOutbound flows.
+func (c *Client) handleConnack(p *packet.Connack) {
+	if c.state != csConnecting {
+		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.0-2", "second CONNACK"))
+		return
+	}
+	c.emit(CancelTimer{Timer: ctConnack})
+	if p.Reason != 0 {
+		// [MQTT-3.2.2-7] [MQTT-4.13.2-1] a refused connection is closed.
+		err := fmt.Errorf("%w: CONNACK reason %#02x", ErrClientRefused, byte(p.Reason))
+		c.emit(Complete{Cmd: c.connectCmd, Result: Failed, Err: err, Reasons: []packet.ReasonCode{p.Reason}})
+		c.connectCmd = 0
+		c.closeConn(err)
+		return
+	}
+	if p.SessionPresent && c.clean {
+		// [MQTT-3.2.2-2] Clean Start 1 must get Session Present 0.
+		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.2-2", "Session Present 1 after Clean Start 1"))
+		return
+	}
+	if p.SessionPresent && !c.hasSession {
+		// [MQTT-3.2.2-4] no state here but the broker has a session: close,
+		// and start clean next time so the client cannot loop on this.
+		c.forceClean = true
+		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.2-4", "Session Present 1 but the client holds no session"))
+		return
+	}
+	if !p.SessionPresent && c.hasState() {
+		c.sessionLost() // [MQTT-3.2.2-5]
+	}
+	c.state = csConnected
+	c.hasSession, c.forceClean = true, false
+	c.storeMarker()
+	c.applyConnackProps(p)
+	c.emit(Complete{Cmd: c.connectCmd, Result: Acknowledged, Reasons: []packet.ReasonCode{p.Reason}, Session: p.SessionPresent})
+	c.connectCmd = 0
+	if p.SessionPresent {
+		c.resendSession() // [MQTT-4.4.0-1]
+	} else {
+		c.startFresh()
+	}
+}
+
+// applyConnackProps takes the send quota and keep alive from CONNACK.
+func (c *Client) applyConnackProps(p *packet.Connack) {
+	quota := int(c.cfg.InflightWindow)
+	ka := c.cfg.KeepAlive
+	if c.v == packet.V5 {
+		quota = 65535 // absent Receive Maximum means 65535
+		if p.Props.Present.Has(packet.PropReceiveMaximum) && p.Props.ReceiveMaximum > 0 {
+			quota = int(p.Props.ReceiveMaximum) // [MQTT-4.9.0-1]
+		}
+		if p.Props.Present.Has(packet.PropServerKeepAlive) {
+			ka = p.Props.ServerKeepAlive // [MQTT-3.2.2-21]
+		}
+	}
+	c.out.resetQuota(quota) // the quota is per connection [MQTT-4.9.0-1]
+	c.keepAlive = Duration(ka) * Second
+	c.lastSend = c.now
+	c.pingOut = false
+	if c.keepAlive > 0 {
+		c.emit(SetTimer{Timer: ctKeepAlive, At: c.now + Time(c.keepAlive)})
+	}
+}
+
+// storeMarker persists the "session" record once, when a durable policy is
+// on, so a rebooted client knows it holds a session ([MQTT-3.2.2-4]).
+func (c *Client) storeMarker() {
+	if c.marker || !c.durable() {
+		return
+	}
+	c.marker = true
+	c.persistPut(clientKeySession, clientEncodeSession())
+}
+
+// durable reports whether any client state is persisted.
+func (c *Client) durable() bool {
+	return c.cfg.Policy.Retransmit == RetransmitDurable || c.cfg.Policy.IncomingQoS2 == QoS2Durable
+}
+
+// hasState reports whether the client holds session state of its own.
+func (c *Client) hasState() bool {
+	return len(c.out.order) > 0 || c.in.hasState()
+}
+
+// handleConnClosed forgets the connection the world saw close.
+func (c *Client) handleConnClosed(e ConnClosed) {
+	if e.Conn != c.conn || c.state < csConnecting {
+		return // stale, or already forgotten
+	}
+	c.connLost(ErrClientConnLost)
+}
+
+// connLost forgets the current connection. Outbound messages stay (or, with
+// LegacyRetransmitNone, the unacknowledged PUBLISHes are dropped); pending
+// SUBSCRIBE/UNSUBSCRIBE fail; a pending Connect fails.
+func (c *Client) connLost(err error) {
+	if err == nil {
+		err = ErrClientConnLost
+	}
+	if c.state == csConnecting || c.state == csDialing {
+		c.complete(c.connectCmd, Failed, err)
+		c.connectCmd = 0
+	}
+	if c.state == csConnected || c.state == csConnecting {
+		c.emit(CancelTimer{Timer: ctKeepAlive})
+		c.emit(CancelTimer{Timer: ctPing})
+		c.emit(CancelTimer{Timer: ctConnack})
+	}
+	c.state = csIdle
+	c.dec = nil
+	c.pingOut = false
+	c.failRequests(err)
+	c.dropOnConnLoss()
+	c.in.connLost()
+}
+
+// handleTimer dispatches a fired timer.
+func (c *Client) handleTimer(e TimerFired) {
+	switch e.Timer {
+	case ctKeepAlive:
+		c.keepAliveFired()
+	case ctPing:
+		if c.state == csConnected && c.pingOut {
+			c.closeConn(ErrClientPingTimeout)
+		}
+	case ctConnack:
+		if c.state == csConnecting {
+			c.closeConn(ErrClientConnackTimeout)
+		}
+	}
+}
+
+// keepAliveFired sends PINGREQ when nothing was sent for a keep-alive
+// interval [MQTT-3.1.2-23] (v5 [MQTT-3.1.2-20]) and re-arms the timer.
+func (c *Client) keepAliveFired() {
+	if c.state != csConnected || c.keepAlive == 0 {
+		return
+	}
+	due := c.lastSend + Time(c.keepAlive)
+	if c.now < due {
+		c.emit(SetTimer{Timer: ctKeepAlive, At: due})
+		return
+	}
+	if !c.pingOut {
+		if !c.send(&packet.Pingreq{}) {
+			return
+		}
+		c.pingOut = true
+		c.emit(SetTimer{Timer: ctPing, At: c.now + Time(c.cfg.PingTimeout)})
+	}
+	c.emit(SetTimer{Timer: ctKeepAlive, At: c.now + Time(c.keepAlive)})
+}
+
+// handlePingresp ends the PINGRESP wait.
+func (c *Client) handlePingresp() {
+	if c.pingOut {
+		c.pingOut = false
+		c.emit(CancelTimer{Timer: ctPing})
+	}
+}
+
+// handleDisconnect: the broker ends the connection (v5 only; 3.1.1 servers
+// never send DISCONNECT). Nothing is sent back [MQTT-3.14.4-1].
+func (c *Client) handleDisconnect(p *packet.Disconnect) {
+	if c.v != packet.V5 {
+		c.protocolError(clientErr(packet.ProtocolError, "§3.14", "3.1.1 server sent DISCONNECT"))
+		return
+	}
+	c.closeConn(fmt.Errorf("%w: reason %#02x", ErrClientServerDisconnect, byte(p.Reason)))
+}
+
+// handleDisconnectCmd sends DISCONNECT and closes [MQTT-3.14.4-1]
+// [MQTT-3.14.4-2]. The session stays for a later Connect.
+func (c *Client) handleDisconnectCmd(e Disconnect) {
+	switch c.state {
+	case csIdle:
+		c.complete(e.Cmd, Failed, ErrClientNotConnected)
+		return
+	case csDialing:
+		c.connLost(ErrClientConnLost)
+	case csConnecting:
+		c.closeConn(nil)
+	case csConnected:
+		if c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
+			c.closeConn(nil)
+		}
+	}
+	c.complete(e.Cmd, Accepted, nil)
+}

@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// The client's durable records. Keys of the two packet-id directions never
+// collide: "out/<id>" holds an outgoing message (the client's ids),
+// "in/<id>" an incoming QoS2 id awaiting PUBREL (the broker's ids). Ids are
+// zero-padded to five digits so keys sort by id. "session" marks that the
+// client holds a session. Order never comes from keys or map order: every
+// message record carries an explicit sequence number.
+//
+// Values (a kind byte, then clientUvarints):
+//
+//	out/<id>  clientRecPublish|clientRecPubrel, seq, relSeq, cmd, PUBLISH bytes with DUP=1
+//	in/<id>   clientRecIn, seq
+//	session   clientRecSession
+const (
+	clientKeySession = "session"
+	clientPrefixOut  = "out/"
+	clientPrefixIn   = "in/"
+)
+
+// Record kinds, the first byte of a value.
+const (
+	clientRecPublish byte = iota + 1 // awaiting PUBACK/PUBREC: resend the PUBLISH
+	clientRecPubrel                  // awaiting PUBCOMP: resend the PUBREL
+	clientRecIn                      // incoming QoS2 id awaiting PUBREL
+	clientRecSession                 // the session marker
+)
+
+// clientOutKey is the record key of an outgoing message.
+func clientOutKey(id uint16) string { return clientPrefixOut + clientPad5(id) }
+
+// clientInKey is the record key of an incoming QoS2 id.
+func clientInKey(id uint16) string { return clientPrefixIn + clientPad5(id) }
+
+func clientPad5(id uint16) string {
+	s := strconv.Itoa(int(id))
+	return "00000"[len(s):] + s
+}
+
+// clientParseID parses the five-digit id of a key.
+func clientParseID(s string) (uint16, bool) {
+	if len(s) != 5 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 || s[0] == '+' || s[0] == '-' {
+		return 0, false
+	}
+	return uint16(n), true
+}
+
+// clientEncodeOut encodes an outgoing message; the PUBLISH is stored with
+// DUP set, since any send after a restore is a resend.
+func clientEncodeOut(m *clientOutMsg) []byte {
+	kind := clientRecPublish
+	if m.state == coReleased {
+		kind = clientRecPubrel
+	}
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(m.wire))
+	b = append(b, kind)
+	b = binary.AppendUvarint(b, m.seq)
+	b = binary.AppendUvarint(b, m.relSeq)
+	b = binary.AppendUvarint(b, uint64(m.cmd))
+	start := len(b)
+	b = append(b, m.wire...)
+	b[start] |= clientDupFlag
+	return b
+}
+
+// clientEncodeIn encodes an incoming QoS2 id's sequence number.
+func clientEncodeIn(seq uint64) []byte {
+	return binary.AppendUvarint([]byte{clientRecIn}, seq)
+}
+
+// clientEncodeSession encodes the session marker.
+func clientEncodeSession() []byte { return []byte{clientRecSession} }
+
+// clientUvarints reads n clientUvarints from the front of b.
+func clientUvarints(b []byte, n int) ([]uint64, []byte, bool) {
+	out := make([]uint64, n)
+	for i := range out {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, nil, false
+		}
+		out[i], b = v, b[k:]
+	}
+	return out, b, true
+}
+
+// clientDecodeOut rebuilds an outgoing message from its record.
+func clientDecodeOut(v packet.Version, id uint16, val []byte) (*clientOutMsg, error) {
+	if len(val) == 0 || (val[0] != clientRecPublish && val[0] != clientRecPubrel) {
+		return nil, fmt.Errorf("not an outgoing-message record")
+	}
+	nums, rest, ok := clientUvarints(val[1:], 3)
+	if !ok || len(rest) == 0 {
+		return nil, fmt.Errorf("truncated")
+	}
+	m := &clientOutMsg{id: id, seq: nums[0], relSeq: nums[1], cmd: CmdID(nums[2]), state: coPublished, sent: true}
+	if val[0] == clientRecPubrel {
+		m.state = coReleased
+	}
+	m.wire = slices.Clone(rest)
+	m.wire[0] &^= clientDupFlag
+	n, err := packet.DecodePublish(v, m.wire, &m.pkt)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("stored PUBLISH: %w", err)
+	case n != len(m.wire):
+		return nil, fmt.Errorf("%d bytes after the stored PUBLISH", len(m.wire)-n)
+	case m.pkt.QoS == 0 || m.pkt.PacketID != id:
+		return nil, fmt.Errorf("stored PUBLISH has QoS %d and id %d", m.pkt.QoS, m.pkt.PacketID)
+	case m.state == coReleased && m.pkt.QoS != 2:
+		return nil, fmt.Errorf("PUBREL record of a QoS %d message", m.pkt.QoS)
+	case m.seq == 0:
+		return nil, fmt.Errorf("sequence number 0")
+	}
+	m.pkt.Dup = false
+	return m, nil
+}
+
+// clientDecodeIn returns an incoming QoS2 record's sequence number.
+func clientDecodeIn(val []byte) (uint64, error) {
+	if len(val) == 0 || val[0] != clientRecIn {
+		return 0, fmt.Errorf("not an incoming-QoS2 record")
+	}
+	nums, rest, ok := clientUvarints(val[1:], 1)
+	if !ok || len(rest) != 0 || nums[0] == 0 {
+		return 0, fmt.Errorf("bad sequence number")
+	}
+	return nums[0], nil
+}
+
+// restore rebuilds the client's state from durable records, in key order
+// so that errors are deterministic. Messages go back in sequence order.
+func (c *Client) restore(recs []Record) error {
+	recs = slices.Clone(recs)
+	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.Key, b.Key) })
+	for _, r := range recs {
+		if err := c.restoreOne(r); err != nil {
+			return fmt.Errorf("%w: record %q: %w", ErrClientRecord, r.Key, err)
+		}
+	}
+	o := &c.out
+	slices.SortFunc(o.order, func(a, b *clientOutMsg) int { return cmpSeq(a.seq, b.seq) })
+	for _, m := range o.order {
+		o.nextSeq = max(o.nextSeq, m.seq+1)
+		o.nextRel = max(o.nextRel, m.relSeq+1)
+		o.ids.SetLast(m.id)
+	}
+	for _, seq := range c.in.awaitingRel {
+		c.in.nextSeq = max(c.in.nextSeq, seq+1)
+	}
+	c.hasSession = c.marker || c.hasState()
+	return nil
+}
+
+// restoreOne restores one record.
+func (c *Client) restoreOne(r Record) error {
+	switch {
+	case r.Key == clientKeySession:
+		if len(r.Value) != 1 || r.Value[0] != clientRecSession {
+			return fmt.Errorf("not a session marker")
+		}
+		c.marker = true
+	case strings.HasPrefix(r.Key, clientPrefixOut):
+		id, ok := clientParseID(r.Key[len(clientPrefixOut):])
+		if !ok {
+			return fmt.Errorf("bad packet id in key")
+		}
+		m, err := clientDecodeOut(c.v, id, r.Value)
+		if err != nil {
+			return err
+		}
+		if err := c.out.ids.Claim(id); err != nil {
+			return err
+		}
+		c.out.add(m)
+	case strings.HasPrefix(r.Key, clientPrefixIn):
+		id, ok := clientParseID(r.Key[len(clientPrefixIn):])
+		if !ok {
+			return fmt.Errorf("bad packet id in key")
+		}
+		seq, err := clientDecodeIn(r.Value)
+		if err != nil {
+			return err
+		}
+		c.in.awaitingRel[id] = seq
+	default:
+		return fmt.Errorf("unknown key")
+	}
+	return nil
+}
