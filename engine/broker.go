@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// Errors a broker reports in CloseConn.Reason and from NewBroker. Codec
+// refusals are the codec's *packet.Error (wrapping packet.ErrMalformed,
+// packet.ErrProtocol or packet.ErrTooLarge).
+var (
+	// ErrBrokerProtocol: the client broke a protocol rule the codec cannot see.
+	ErrBrokerProtocol = errors.New("engine: broker: client protocol error")
+	// ErrBrokerKeepAlive: no packet within 1.5 times the Keep Alive.
+	ErrBrokerKeepAlive = errors.New("engine: broker: keep alive timeout")
+	// ErrBrokerTakenOver: a new connection took the client id over.
+	ErrBrokerTakenOver = errors.New("engine: broker: session taken over")
+	// ErrBrokerUnknownAck: the legacy policy failed the connection on a
+	// PUBREL or PUBREC for an unknown packet id.
+	ErrBrokerUnknownAck = errors.New("engine: broker: acknowledgement for an unknown packet identifier")
+	// ErrBrokerRefused: the CONNECT was refused with a non-zero CONNACK code.
+	ErrBrokerRefused = errors.New("engine: broker: connection refused")
+	// ErrBrokerReceiveMaximum: the client exceeded the broker's Receive Maximum.
+	ErrBrokerReceiveMaximum = errors.New("engine: broker: receive maximum exceeded")
+	// ErrBrokerRecord: a durable record could not be decoded; NewBroker names
+	// its key.
+	ErrBrokerRecord = errors.New("engine: broker: corrupt record")
+	// ErrBrokerInternal: the codec refused to encode a packet the broker
+	// built (a broken invariant, reported instead of a panic).
+	ErrBrokerInternal = errors.New("engine: broker: internal error")
+)
+
+// BrokerStats are counters of a broker's life, for tests and experiments.
+type BrokerStats struct {
+	Connections   int    // open connections
+	Sessions      int    // sessions, online or not
+	Retained      int    // retained messages
+	Inflight      int    // outbound QoS 1/2 messages with a packet id, all sessions
+	Queued        int    // outbound messages waiting in pending queues, all sessions
+	PublishesIn   uint64 // PUBLISH packets accepted from clients (duplicates excluded)
+	PublishesOut  uint64 // PUBLISH packets sent to clients, resends included
+	DroppedOldest uint64 // queued messages discarded by DropOldest at MaxQueued
+	DroppedNewest uint64 // arriving messages discarded by DropNewest at MaxQueued
+	DroppedQoS0   uint64 // QoS 0 messages for offline sessions (never queued)
+	DroppedSize   uint64 // messages larger than the client's Maximum Packet Size
+	Expired       uint64 // sessions ended by Session Expiry
+	Wills         uint64 // will messages published
+}
+
+// Broker is the sans-IO MQTT broker: sessions, subscriptions, retained and
+// will messages, QoS 0/1/2 in both directions, for 3.1.1 and 5.0 clients.
+// It is driven by Step alone; see the package documentation.
+type Broker struct {
+	cfg      BrokerConfig
+	pol      BrokerPolicy
+	now      Time
+	conns    map[ConnID]*brokerConn
+	sessions map[string]*brokerSession
+	tree     topicTree
+	retained map[string]*brokerRetained
+	timers   map[TimerID]brokerTimer
+	stats    BrokerStats
+
+	nextTimer TimerID
+	seq       uint64 // last sequence number handed out (records, messages)
+	assigned  uint64 // last assigned client id number
+	restored  bool   // restored sessions still need their expiry checked
+
+	store brokerStore // pending durable changes
+
+	// per-Step scratch, reused
+	acts    []brokerAct
+	wbuf    []byte
+	matches []subMatch
+	fan     []brokerFanSend
+}
+
+// brokerAct is one action of the current Step. Sends keep their bytes as an
+// offset into the Step's write buffer until the Step ends.
+type brokerAct struct {
+	act      Action // non-Send actions
+	conn     ConnID
+	pkt      packet.Packet
+	off, end int
+	send     bool
+}
+
+// NewBroker validates cfg and rebuilds the broker from restored, the durable
+// records that survived (nil for a fresh broker). Connections never survive;
+// sessions come back offline and their expiry counts from the restored
+// timestamps. A record that cannot be decoded is an error naming its key.
+func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Broker{
+		cfg:      cfg,
+		pol:      cfg.Policy,
+		conns:    make(map[ConnID]*brokerConn),
+		sessions: make(map[string]*brokerSession),
+		retained: make(map[string]*brokerRetained),
+		timers:   make(map[TimerID]brokerTimer),
+	}
+	b.store.init(cfg.Policy)
+	if err := b.restore(restored); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Step feeds one event at virtual time now and returns the actions to carry
+// out, in order. Client commands (Connect, Publish, ...) are not broker
+// events and yield no action.
+func (b *Broker) Step(now Time, ev Event) []Action {
+	b.now = now
+	if b.restored {
+		b.restored = false
+		b.resumeRestored()
+	}
+	switch e := ev.(type) {
+	case ConnOpened:
+		b.handleOpened(e.Conn)
+	case BytesReceived:
+		b.handleBytes(e.Conn, e.Data)
+	case ConnClosed:
+		b.handleClosed(e.Conn)
+	case TimerFired:
+		b.handleTimer(e.Timer)
+	}
+	b.store.endStep(b)
+	return b.finish()
+}
+
+// Stats returns the broker's counters.
+func (b *Broker) Stats() BrokerStats {
+	s := b.stats
+	s.Connections = len(b.conns)
+	s.Sessions = len(b.sessions)
+	s.Retained = len(b.retained)
+	s.Inflight, s.Queued = 0, 0
+	for _, ss := range b.sessions {
+		s.Inflight += len(ss.inflight)
+		s.Queued += len(ss.queue)
+	}
+	return s
+}
+
+// nextSeq hands out the next sequence number.
+func (b *Broker) nextSeq() uint64 {
+	b.seq++
+	return b.seq
+}
+
+// emit appends a non-Send action.
+func (b *Broker) emit(a Action) { b.acts = append(b.acts, brokerAct{act: a}) }
+
+// send encodes p for c and appends it as a Send. With PersistEveryChange the
+// pending durable changes are flushed and synced first, so nothing leaves the
+// broker before the state it depends on is durable. It reports false when
+// the packet was not sent (too large for the client, or unencodable).
+func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
+	if b.pol.Persistence == PersistEveryChange {
+		b.store.flush(b)
+	}
+	return b.sendNow(c, p)
+}
+
+// sendNow is send without the flush: only the legacy and mutated ack-before-
+// persist paths use it directly.
+func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
+	off := len(b.wbuf)
+	buf, err := packet.Append(b.wbuf, c.version, p)
+	if err != nil {
+		b.wbuf = b.wbuf[:off]
+		return false
+	}
+	if c.maxOut > 0 && uint32(len(buf)-off) > c.maxOut {
+		// [MQTT-3.1.2-25] never send a packet larger than the client's maximum.
+		b.wbuf = buf[:off]
+		return false
+	}
+	b.wbuf = buf
+	b.acts = append(b.acts, brokerAct{send: true, conn: c.id, pkt: p, off: off, end: len(buf)})
+	return true
+}
+
+// finish turns the Step's scratch into the returned actions: one allocation
+// for the slice and one for all the bytes sent.
+func (b *Broker) finish() []Action {
+	if len(b.acts) == 0 {
+		return nil
+	}
+	out := make([]Action, len(b.acts))
+	var data []byte
+	if len(b.wbuf) > 0 {
+		data = make([]byte, len(b.wbuf))
+		copy(data, b.wbuf)
+	}
+	for i, a := range b.acts {
+		if a.send {
+			out[i] = Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt}
+		} else {
+			out[i] = a.act
+		}
+	}
+	clear(b.acts)
+	b.acts = b.acts[:0]
+	b.wbuf = b.wbuf[:0]
+	return out
+}
+
+// sortedSessionIDs returns the session ids in order.
+func (b *Broker) sortedSessionIDs() []string {
+	ids := make([]string, 0, len(b.sessions))
+	for id := range b.sessions {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// brokerStore collects the broker's durable changes and turns them into
+// Persist actions as the persistence policy says: never (LegacyPersistNone),
+// before every dependent send (PersistEveryChange, each batch ending with
+// Sync), or in one batch every SnapshotEvery changes (PersistPeriodic).
+type brokerStore struct {
+	mode    BrokerPersistence
+	every   int
+	order   []string              // keys in first-change order
+	pending map[string]brokerPend // key -> latest change
+	changes int                   // changes since the last periodic snapshot
+}
+
+// brokerPend is the latest pending change of one key.
+type brokerPend struct {
+	op  PersistOp
+	val []byte
+}
+
+func (st *brokerStore) init(p BrokerPolicy) {
+	st.mode, st.every = p.Persistence, p.SnapshotEvery
+	st.pending = make(map[string]brokerPend)
+}
+
+// enabled reports whether changes are persisted at all.
+func (st *brokerStore) enabled() bool { return st.mode != LegacyPersistNone }
+
+// put records a write of key.
+func (st *brokerStore) put(key string, val []byte) { st.change(key, brokerPend{op: Put, val: val}) }
+
+// del records a deletion of key.
+func (st *brokerStore) del(key string) { st.change(key, brokerPend{op: Delete}) }
+
+func (st *brokerStore) change(key string, p brokerPend) {
+	if !st.enabled() {
+		return
+	}
+	if _, ok := st.pending[key]; !ok {
+		st.order = append(st.order, key)
+	}
+	st.pending[key] = p
+	st.changes++
+}
+
+// flush emits every pending change as Persist actions, the last with Sync.
+// Periodic snapshots write in key order, every-change batches in change order.
+func (st *brokerStore) flush(b *Broker) {
+	if len(st.order) == 0 {
+		return
+	}
+	if st.mode == PersistPeriodic {
+		slices.Sort(st.order)
+	}
+	for i, k := range st.order {
+		p := st.pending[k]
+		b.emit(Persist{Op: p.op, Key: k, Value: p.val, Sync: i == len(st.order)-1})
+	}
+	clear(st.pending)
+	st.order = st.order[:0]
+}
+
+// endStep flushes what the policy wants flushed at the end of a Step.
+func (st *brokerStore) endStep(b *Broker) {
+	switch st.mode {
+	case PersistEveryChange:
+		st.flush(b)
+	case PersistPeriodic:
+		if st.changes >= st.every {
+			st.changes = 0
+			st.flush(b)
+		}
+	}
+}
+
+// Record keys. A client id is written length-prefixed so that no id can make
+// two keys collide: "b/o/5:alice/00000000000000000042".
+const (
+	prefixSession  = "b/s/"
+	prefixSub      = "b/u/"
+	prefixOut      = "b/o/"
+	prefixInbound  = "b/i/"
+	prefixRetained = "b/r/"
+)
+
+func clientKey(prefix, id string) string {
+	return prefix + strconv.Itoa(len(id)) + ":" + id + "/"
+}
+
+func keySession(id string) string     { return prefixSession + strconv.Itoa(len(id)) + ":" + id }
+func keySub(id, filter string) string { return clientKey(prefixSub, id) + filter }
+func keyOut(id string, seq uint64) string {
+	return clientKey(prefixOut, id) + fmt.Sprintf("%020d", seq)
+}
+func keyIn(id string, pid uint16) string {
+	return clientKey(prefixInbound, id) + fmt.Sprintf("%05d", pid)
+}
+func keyRetained(topic string) string      { return prefixRetained + topic }
+func (b *Broker) delRetained(topic string) { b.store.del(keyRetained(topic)) }
+
+// saveSession writes the session record of a durable session.
+func (b *Broker) saveSession(s *brokerSession) {
+	if !b.durable(s) {
+		return
+	}
+	s.persisted = true
+	var w recWriter
+	w.u64(b.nextSeq())
+	w.str(s.id)
+	w.u8(byte(s.version))
+	w.u32(s.expiry)
+	w.u64(uint64(s.offlineAt))
+	b.store.put(keySession(s.id), w.b)
+}
+
+// saveSub writes one subscription of a durable session.
+func (b *Broker) saveSub(s *brokerSession, filter string, o subOptions) {
+	if !b.durable(s) {
+		return
+	}
+	var w recWriter
+	w.u64(b.nextSeq())
+	w.str(s.id)
+	w.str(filter)
+	w.u8(byte(o.QoS))
+	w.bool(o.NoLocal)
+	w.bool(o.RetainAsPublished)
+	w.u8(o.RetainHandling)
+	b.store.put(keySub(s.id, filter), w.b)
+}
+
+// delSub deletes one subscription record.
+func (b *Broker) delSub(s *brokerSession, filter string) {
+	if s.persisted {
+		b.store.del(keySub(s.id, filter))
+	}
+}
+
+// saveOut writes one outbound message of a durable session: its sequence
+// number (the order), packet id (0 while queued), QoS, flags and message.
+func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
+	if !b.durable(s) {
+		return
+	}
+	var w recWriter
+	w.u64(m.seq)
+	w.str(s.id)
+	w.u16(m.id)
+	w.u8(byte(m.qos))
+	w.bool(m.retain)
+	w.bool(m.pubrel)
+	w.msg(&m.msg)
+	b.store.put(keyOut(s.id, m.seq), w.b)
+}
+
+// delOut deletes one outbound message record.
+func (b *Broker) delOut(s *brokerSession, seq uint64) {
+	if s.persisted {
+		b.store.del(keyOut(s.id, seq))
+	}
+}
+
+// saveInbound writes an inbound QoS 2 id awaiting PUBREL.
+func (b *Broker) saveInbound(s *brokerSession, id uint16) {
+	if !b.durable(s) {
+		return
+	}
+	var w recWriter
+	w.u64(b.nextSeq())
+	w.str(s.id)
+	w.u16(id)
+	b.store.put(keyIn(s.id, id), w.b)
+}
+
+// delInbound deletes an inbound QoS 2 id record.
+func (b *Broker) delInbound(s *brokerSession, id uint16) {
+	if s.persisted {
+		b.store.del(keyIn(s.id, id))
+	}
+}
+
+// saveRetained writes a retained message.
+func (b *Broker) saveRetained(topic string, r *brokerRetained) {
+	if !b.store.enabled() {
+		return
+	}
+	var w recWriter
+	w.u64(r.seq)
+	w.u8(byte(r.qos))
+	w.msg(&r.msg)
+	b.store.put(keyRetained(topic), w.b)
+}
+
+// restore rebuilds the broker from durable records, in key order. Sessions
+// come back offline; outbound messages are ordered by sequence number.
+func (b *Broker) restore(records []Record) error {
+	recs := slices.Clone(records)
+	slices.SortFunc(recs, func(x, y Record) int { return strings.Compare(x.Key, y.Key) })
+	var subs, outs, ins []Record
+	for _, r := range recs {
+		var err error
+		switch {
+		case strings.HasPrefix(r.Key, prefixSession):
+			err = b.restoreSession(r)
+		case strings.HasPrefix(r.Key, prefixSub):
+			subs = append(subs, r)
+		case strings.HasPrefix(r.Key, prefixOut):
+			outs = append(outs, r)
+		case strings.HasPrefix(r.Key, prefixInbound):
+			ins = append(ins, r)
+		case strings.HasPrefix(r.Key, prefixRetained):
+			err = b.restoreRetained(r)
+		default:
+			err = fmt.Errorf("%w %q: unknown key prefix", ErrBrokerRecord, r.Key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, step := range []struct {
+		recs []Record
+		fn   func(Record) error
+	}{{subs, b.restoreSub}, {outs, b.restoreOut}, {ins, b.restoreInbound}} {
+		for _, r := range step.recs {
+			if err := step.fn(r); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range b.sessions {
+		slices.SortFunc(s.inflight, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })
+		slices.SortFunc(s.queue, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })
+		if n := len(s.inflight); n > 0 {
+			s.ids.SetLast(s.inflight[n-1].id)
+		}
+	}
+	b.restored = len(b.sessions) > 0
+	return nil
+}
+
+func cmpU64(x, y uint64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// corrupt builds the error for a record that does not decode.
+func corrupt(key string, why string) error {
+	return fmt.Errorf("%w %q: %s", ErrBrokerRecord, key, why)
+}
+
+// seen keeps the sequence counter above every restored sequence number.
+func (b *Broker) seen(seq uint64) { b.seq = max(b.seq, seq) }
+
+func (b *Broker) restoreSession(r Record) error {
+	rd := recReader{b: r.Value}
+	seq, id, ver, exp, off := rd.u64(), rd.str(), rd.u8(), rd.u32(), int64(rd.u64())
+	if err := rd.done(); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	if r.Key != keySession(id) {
+		return corrupt(r.Key, "client id "+strconv.Quote(id)+" does not match the key")
+	}
+	if ver != 4 && ver != 5 {
+		return corrupt(r.Key, "protocol version "+strconv.Itoa(int(ver)))
+	}
+	b.seen(seq)
+	s := b.newSession(id)
+	s.version, s.expiry, s.offlineAt, s.persisted = packetVersion(ver), exp, Time(off), true
+	return nil
+}
+
+func (b *Broker) restoreSub(r Record) error {
+	rd := recReader{b: r.Value}
+	seq, id, filter := rd.u64(), rd.str(), rd.str()
+	o := subOptions{QoS: qosOf(rd.u8()), NoLocal: rd.bool(), RetainAsPublished: rd.bool(), RetainHandling: rd.u8()}
+	if err := rd.done(); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	if r.Key != keySub(id, filter) || !validFilter(filter) || o.QoS > 2 {
+		return corrupt(r.Key, "subscription does not match its key or is invalid")
+	}
+	b.seen(seq)
+	s := b.sessions[id]
+	if s == nil {
+		return nil // its session record was lost: the subscription went with it
+	}
+	s.subs[filter] = o
+	b.tree.add(filter, id, o)
+	return nil
+}
+
+func (b *Broker) restoreOut(r Record) error {
+	rd := recReader{b: r.Value}
+	var m brokerOut
+	var id string
+	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.str(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
+	m.msg = rd.msg()
+	if err := rd.done(); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	if r.Key != keyOut(id, m.seq) || m.qos == 0 || m.qos > 2 || (m.pubrel && (m.qos != 2 || m.id == 0)) {
+		return corrupt(r.Key, "message does not match its key or is invalid")
+	}
+	b.seen(m.seq)
+	s := b.sessions[id]
+	if s == nil {
+		return nil
+	}
+	if m.id == 0 {
+		s.queue = append(s.queue, m)
+		return nil
+	}
+	if err := s.ids.Claim(m.id); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	m.sent = true
+	s.inflight = append(s.inflight, m)
+	return nil
+}
+
+func (b *Broker) restoreInbound(r Record) error {
+	rd := recReader{b: r.Value}
+	seq, id, pid := rd.u64(), rd.str(), rd.u16()
+	if err := rd.done(); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	if r.Key != keyIn(id, pid) || pid == 0 {
+		return corrupt(r.Key, "inbound id does not match its key")
+	}
+	b.seen(seq)
+	if s := b.sessions[id]; s != nil {
+		s.inbound[pid] = 0
+	}
+	return nil
+}
+
+func (b *Broker) restoreRetained(r Record) error {
+	rd := recReader{b: r.Value}
+	ret := &brokerRetained{seq: rd.u64(), qos: qosOf(rd.u8())}
+	ret.msg = rd.msg()
+	if err := rd.done(); err != nil {
+		return corrupt(r.Key, err.Error())
+	}
+	if r.Key != keyRetained(string(ret.msg.topic)) || ret.qos > 2 || len(ret.msg.payload) == 0 {
+		return corrupt(r.Key, "retained message does not match its key or is invalid")
+	}
+	b.seen(ret.seq)
+	b.retained[string(ret.msg.topic)] = ret
+	return nil
+}

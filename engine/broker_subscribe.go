@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// brokerRetained is the retained message of one topic.
+type brokerRetained struct {
+	seq uint64
+	msg brokerMsg
+	qos packet.QoS
+}
+
+// handleSubscribe adds or replaces subscriptions [MQTT-3.8.4-3], answers
+// SUBACK with one code per filter [MQTT-3.8.4-1] [MQTT-3.8.4-6], then sends
+// the matching retained messages as the Retain Handling option asks
+// [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11].
+func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
+	s := c.sess
+	v5 := c.version == packet.V5
+	if v5 && len(p.Props.SubscriptionIDs) > 0 {
+		// CONNACK said Subscription Identifiers Available = 0 (§3.8.2.1.2).
+		b.closeWith(c, packet.SubIDsNotSupported, protocolErr(packet.SubIDsNotSupported, "§3.8.2.1.2", "subscription identifiers are not supported"))
+		return
+	}
+	reasons := make([]packet.ReasonCode, len(p.Subs))
+	var withRetained []packet.Subscription
+	for i, sub := range p.Subs {
+		switch {
+		case v5 && isShared(sub.Filter):
+			reasons[i] = packet.SharedSubsNotSupported
+			continue
+		case !validFilter(sub.Filter):
+			reasons[i] = packet.V3SubackFailure
+			if v5 {
+				reasons[i] = packet.TopicFilterInvalid
+			}
+			continue
+		}
+		o := subOptions{QoS: min(sub.QoS, 2), NoLocal: sub.NoLocal, RetainAsPublished: sub.RetainAsPublished, RetainHandling: sub.RetainHandling}
+		if !v5 {
+			o = subOptions{QoS: o.QoS}
+		}
+		existed := b.tree.add(sub.Filter, s.id, o)
+		s.subs[sub.Filter] = o
+		b.saveSub(s, sub.Filter, o)
+		reasons[i] = packet.ReasonCode(o.QoS) // granted QoS [MQTT-3.9.3-1]
+		if o.RetainHandling == 0 || (o.RetainHandling == 1 && !existed) {
+			withRetained = append(withRetained, packet.Subscription{Filter: sub.Filter, QoS: o.QoS})
+		}
+	}
+	b.send(c, &packet.Suback{PacketID: p.PacketID, Reasons: reasons})
+	if len(withRetained) == 0 || len(b.retained) == 0 {
+		return
+	}
+	b.fan = b.fan[:0]
+	topics := sortedKeys(b.retained)
+	for _, sub := range withRetained {
+		for _, t := range topics {
+			r := b.retained[t]
+			if filterMatches(sub.Filter, r.msg.topic) {
+				// [MQTT-3.3.1-8] retained messages go out with RETAIN=1.
+				b.enqueue(s, brokerOut{msg: r.msg, qos: min(r.qos, sub.QoS), retain: true})
+			}
+		}
+	}
+	b.fanoutSend()
+}
+
+// handleUnsubscribe removes subscriptions and answers UNSUBACK, with a code
+// per filter in v5 [MQTT-3.10.4-4] [MQTT-3.11.3-1].
+func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
+	s := c.sess
+	var reasons []packet.ReasonCode
+	if c.version == packet.V5 {
+		reasons = make([]packet.ReasonCode, len(p.Filters))
+	}
+	for i, f := range p.Filters {
+		existed := b.tree.remove(f, s.id)
+		delete(s.subs, f)
+		if existed {
+			b.delSub(s, f)
+		} else if reasons != nil {
+			reasons[i] = packet.NoSubscriptionExisted
+		}
+	}
+	b.send(c, &packet.Unsuback{PacketID: p.PacketID, Reasons: reasons})
+}
+
+// storeRetained replaces the retained message of the topic, or deletes it
+// when the payload is empty [MQTT-3.3.1-6] (3.1.1 [MQTT-3.3.1-10]).
+func (b *Broker) storeRetained(m brokerMsg, qos packet.QoS) {
+	t := string(m.topic)
+	if len(m.payload) == 0 {
+		if _, ok := b.retained[t]; ok {
+			delete(b.retained, t)
+			b.delRetained(t)
+		}
+		return
+	}
+	r := &brokerRetained{seq: b.nextSeq(), msg: m, qos: qos}
+	b.retained[t] = r
+	b.saveRetained(t, r)
+}
+
+// sortedKeys returns the keys of a map in order.
+func sortedKeys[K string | uint16, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrBrokerConfig is the sentinel every broker configuration error wraps.
+var ErrBrokerConfig = errors.New("engine: invalid broker config")
+
+// QueueFull is what a session's pending queue does when a message arrives and
+// it already holds MaxQueued messages.
+type QueueFull uint8
+
+// Queue-full behaviours. Every dropped message is counted in BrokerStats.
+const (
+	// DropOldest discards the oldest queued message to make room.
+	DropOldest QueueFull = iota + 1
+	// DropNewest discards the arriving message.
+	DropNewest
+)
+
+// String names the behaviour.
+func (q QueueFull) String() string {
+	switch q {
+	case DropOldest:
+		return "drop-oldest"
+	case DropNewest:
+		return "drop-newest"
+	}
+	return fmt.Sprintf("QueueFull(%d)", uint8(q))
+}
+
+// BrokerConfig configures a Broker. Every field is validated by NewBroker.
+type BrokerConfig struct {
+	// Policy selects the broker's seed behaviours (persistence, unknown acks,
+	// ack order, mutations).
+	Policy BrokerPolicy
+	// MaxPacketSize is the largest packet accepted from a client (the stream
+	// decoder refuses larger ones with 0x95); it is advertised in v5 CONNACK.
+	MaxPacketSize uint32
+	// ReceiveMaximum is how many QoS 1/2 PUBLISH packets a v5 client may have
+	// unacknowledged towards the broker; advertised in CONNACK. More is
+	// answered with DISCONNECT 0x93.
+	ReceiveMaximum uint16
+	// InflightV311 is the outbound inflight window for 3.1.1 clients (v5
+	// clients set theirs with Receive Maximum).
+	InflightV311 uint16
+	// MaxQueued bounds each session's pending queue of QoS 1/2 messages that
+	// wait for the inflight window or for the client to come back.
+	MaxQueued int
+	// QueueFull says what happens at that bound.
+	QueueFull QueueFull
+	// TopicAliasMaximum is the highest topic alias a v5 client may use
+	// towards the broker (0: none).
+	TopicAliasMaximum uint16
+	// AssignedIDPrefix prefixes the client ids the broker assigns to v5
+	// clients that connect with an empty one.
+	AssignedIDPrefix string
+}
+
+// DefaultBrokerConfig returns a valid configuration with the given policy:
+// 1 MiB packets, Receive Maximum 32, inflight 32 for 3.1.1, 1000 queued
+// messages per session dropping the oldest, 16 topic aliases.
+func DefaultBrokerConfig(p BrokerPolicy) BrokerConfig {
+	return BrokerConfig{
+		Policy:            p,
+		MaxPacketSize:     1 << 20,
+		ReceiveMaximum:    32,
+		InflightV311:      32,
+		MaxQueued:         1000,
+		QueueFull:         DropOldest,
+		TopicAliasMaximum: 16,
+		AssignedIDPrefix:  "auto-",
+	}
+}
+
+// Validate reports the first problem of the configuration, wrapping
+// ErrBrokerConfig.
+func (c BrokerConfig) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBrokerConfig, fmt.Sprintf(format, args...))
+	}
+	p := c.Policy
+	switch p.Persistence {
+	case LegacyPersistNone, PersistEveryChange:
+	case PersistPeriodic:
+		if p.SnapshotEvery < 1 {
+			return bad("Policy.SnapshotEvery is %d; PersistPeriodic needs at least 1", p.SnapshotEvery)
+		}
+	default:
+		return bad("Policy.Persistence %d is not a BrokerPersistence", p.Persistence)
+	}
+	if p.UnknownPubrel != LegacyUnknownAckFail && p.UnknownPubrel != UnknownAckAnswer {
+		return bad("Policy.UnknownPubrel %d is not an UnknownAck", p.UnknownPubrel)
+	}
+	if p.UnknownPubrec != LegacyUnknownAckFail && p.UnknownPubrec != UnknownAckAnswer {
+		return bad("Policy.UnknownPubrec %d is not an UnknownAck", p.UnknownPubrec)
+	}
+	if p.AckOrder != LegacyAckBeforeCallback && p.AckOrder != AckAfterCallback {
+		return bad("Policy.AckOrder %d is not an AckOrder", p.AckOrder)
+	}
+	if c.MaxPacketSize < 64 || c.MaxPacketSize > 268_435_455+5 {
+		return bad("MaxPacketSize %d is outside [64, 268435460]", c.MaxPacketSize)
+	}
+	if c.ReceiveMaximum == 0 {
+		return bad("ReceiveMaximum is 0; it must be at least 1")
+	}
+	if c.InflightV311 == 0 {
+		return bad("InflightV311 is 0; it must be at least 1")
+	}
+	if c.MaxQueued < 1 {
+		return bad("MaxQueued is %d; it must be at least 1", c.MaxQueued)
+	}
+	if c.QueueFull != DropOldest && c.QueueFull != DropNewest {
+		return bad("QueueFull %d is neither DropOldest nor DropNewest", c.QueueFull)
+	}
+	if c.AssignedIDPrefix == "" {
+		return bad("AssignedIDPrefix is empty")
+	}
+	return nil
+}

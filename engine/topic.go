@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// subOptions are the options of one subscription of one session.
+type subOptions struct {
+	QoS               packet.QoS
+	NoLocal           bool
+	RetainAsPublished bool
+	RetainHandling    byte
+}
+
+// topicNode is one level of the subscription tree.
+type topicNode struct {
+	children map[string]*topicNode
+	subs     map[string]subOptions // client id -> options
+}
+
+// topicTree holds every subscription of every session, keyed by filter level.
+type topicTree struct {
+	root topicNode
+}
+
+// subMatch is one session a topic matched, with the options to use.
+type subMatch struct {
+	client string
+	opts   subOptions
+}
+
+// validFilter reports whether f is a valid, non-shared topic filter
+// [MQTT-4.7.1-2] [MQTT-4.7.1-3] [MQTT-4.7.3-1].
+func validFilter(f string) bool {
+	if f == "" {
+		return false // [MQTT-4.7.3-1]
+	}
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case '#':
+			if (i > 0 && f[i-1] != '/') || i != len(f)-1 {
+				return false // [MQTT-4.7.1-2]
+			}
+		case '+':
+			if (i > 0 && f[i-1] != '/') || (i < len(f)-1 && f[i+1] != '/') {
+				return false // [MQTT-4.7.1-3]
+			}
+		}
+	}
+	return true
+}
+
+// validTopicName reports whether t is a valid topic name: non-empty, no
+// wildcards [MQTT-3.3.2-2] [MQTT-4.7.3-1].
+func validTopicName(t []byte) bool {
+	return len(t) > 0 && bytes.IndexByte(t, '+') < 0 && bytes.IndexByte(t, '#') < 0
+}
+
+// isShared reports whether f is a v5 shared subscription filter.
+func isShared(f string) bool { return strings.HasPrefix(f, "$share/") }
+
+// add inserts or replaces the subscription of client to filter and reports
+// whether one existed before.
+func (t *topicTree) add(filter, client string, o subOptions) bool {
+	n := &t.root
+	for _, level := range strings.Split(filter, "/") {
+		if n.children == nil {
+			n.children = make(map[string]*topicNode)
+		}
+		c := n.children[level]
+		if c == nil {
+			c = &topicNode{}
+			n.children[level] = c
+		}
+		n = c
+	}
+	if n.subs == nil {
+		n.subs = make(map[string]subOptions)
+	}
+	_, existed := n.subs[client]
+	n.subs[client] = o
+	return existed
+}
+
+// remove deletes the subscription of client to filter, prunes empty nodes,
+// and reports whether it existed.
+func (t *topicTree) remove(filter, client string) bool {
+	return t.root.remove(strings.Split(filter, "/"), client)
+}
+
+func (n *topicNode) remove(levels []string, client string) bool {
+	if len(levels) == 0 {
+		if _, ok := n.subs[client]; !ok {
+			return false
+		}
+		delete(n.subs, client)
+		return true
+	}
+	c := n.children[levels[0]]
+	if c == nil {
+		return false
+	}
+	found := c.remove(levels[1:], client)
+	if len(c.subs) == 0 && len(c.children) == 0 {
+		delete(n.children, levels[0])
+	}
+	return found
+}
+
+// match appends to out every subscription matching topic, one per client in
+// client-id order; a client with several matching filters gets the highest
+// QoS, NoLocal only if every match has it, and RetainAsPublished if any has it.
+func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
+	start := len(out)
+	if len(topic) > 0 {
+		// [MQTT-4.7.2-1] wildcards at the first level never match "$" topics.
+		out = t.root.match(topic, topic[0] == '$', out)
+	}
+	found := out[start:]
+	slices.SortFunc(found, func(a, b subMatch) int { return cmp.Compare(a.client, b.client) })
+	w := start
+	for i := start; i < len(out); i++ {
+		m := out[i]
+		if w > start && out[w-1].client == m.client {
+			p := &out[w-1]
+			p.opts.QoS = max(p.opts.QoS, m.opts.QoS)
+			p.opts.NoLocal = p.opts.NoLocal && m.opts.NoLocal
+			p.opts.RetainAsPublished = p.opts.RetainAsPublished || m.opts.RetainAsPublished
+			continue
+		}
+		out[w] = m
+		w++
+	}
+	return out[:w]
+}
+
+// match walks the remaining levels rest below n. dollar disables the
+// wildcards of this level (the first level of a "$" topic).
+func (n *topicNode) match(rest []byte, dollar bool, out []subMatch) []subMatch {
+	level, tail, last := rest, []byte(nil), true
+	if i := bytes.IndexByte(rest, '/'); i >= 0 {
+		level, tail, last = rest[:i], rest[i+1:], false
+	}
+	if !dollar {
+		if h := n.children["#"]; h != nil {
+			out = h.collect(out)
+		}
+		if p := n.children["+"]; p != nil {
+			out = p.step(tail, last, out)
+		}
+	}
+	if c := n.children[string(level)]; c != nil {
+		out = c.step(tail, last, out)
+	}
+	return out
+}
+
+// step continues the walk at n after it consumed one level.
+func (n *topicNode) step(tail []byte, last bool, out []subMatch) []subMatch {
+	if !last {
+		return n.match(tail, false, out)
+	}
+	out = n.collect(out)
+	if h := n.children["#"]; h != nil {
+		out = h.collect(out) // "a/#" also matches "a" [MQTT-4.7.1-2]
+	}
+	return out
+}
+
+func (n *topicNode) collect(out []subMatch) []subMatch {
+	for c, o := range n.subs { // order fixed by the sort in topicTree.match
+		out = append(out, subMatch{client: c, opts: o})
+	}
+	return out
+}
+
+// filterMatches reports whether filter matches topic, with the same rules as
+// the tree: "+" one level, "#" the rest (and the parent level), and no
+// first-level wildcard for "$" topics [MQTT-4.7.2-1].
+func filterMatches(filter string, topic []byte) bool {
+	if len(topic) == 0 {
+		return false
+	}
+	if topic[0] == '$' && (filter[0] == '+' || filter[0] == '#') {
+		return false // [MQTT-4.7.2-1]
+	}
+	for {
+		fl, frest, flast := filter, "", true
+		if i := strings.IndexByte(filter, '/'); i >= 0 {
+			fl, frest, flast = filter[:i], filter[i+1:], false
+		}
+		if fl == "#" {
+			return true
+		}
+		tl, trest, tlast := topic, []byte(nil), true
+		if i := bytes.IndexByte(topic, '/'); i >= 0 {
+			tl, trest, tlast = topic[:i], topic[i+1:], false
+		}
+		if fl != "+" && fl != string(tl) {
+			return false
+		}
+		switch {
+		case flast && tlast:
+			return true
+		case tlast:
+			return frest == "#" // "a/#" matches "a"
+		case flast:
+			return false
+		}
+		filter, topic = frest, trest
+	}
+}
