@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"strconv"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// cmdKind is the kind of an application command in flight.
+type cmdKind uint8
+
+const (
+	cmdConnect cmdKind = iota + 1
+	cmdPublish
+	cmdSubscribe
+	cmdUnsubscribe
+	cmdDisconnect
+)
+
+// cmdInfo is what the application remembers of a command until it completes.
+type cmdInfo struct {
+	kind   cmdKind
+	msg    string
+	topic  string // publish topic or filter
+	qos    uint8
+	retain bool
+	clean  bool
+}
+
+// clientApp is a client's publisher and subscriber applications and the
+// operator that keeps it connected. Its memory (cmds) dies with a crash;
+// wantConn is the operator's intent and survives.
+type clientApp struct {
+	cmds      map[engine.CmdID]cmdInfo
+	nextCmd   engine.CmdID // never reset, so ids stay unique across reboots
+	conn      engine.ConnID
+	wantConn  bool
+	reconnGen uint64
+	logSeq    int
+	rm        uint16 // Receive Maximum from the last CONNACK received
+	clean     bool   // the last Connect asked for Clean Start
+	connected bool   // CONNACK accepted on the current connection
+	// hasSession mirrors whether the client engine holds a session: set by
+	// an accepted CONNACK, cleared by a clean start, and after a reboot
+	// true exactly when the engine's "session" record survived.
+	hasSession bool
+}
+
+func newClientApp() clientApp { return clientApp{cmds: make(map[engine.CmdID]cmdInfo)} }
+
+// reset forgets the application's memory (a crash or stop).
+func (a *clientApp) reset() {
+	clear(a.cmds)
+	a.conn = 0
+	a.connected = false
+	a.reconnGen++
+}
+
+// command registers a new command.
+func (a *clientApp) command(ci cmdInfo) engine.CmdID {
+	a.nextCmd++
+	a.cmds[a.nextCmd] = ci
+	return a.nextCmd
+}
+
+// connect asks client n's engine to open its session.
+func (w *World) connect(n *node, clean bool) {
+	if !n.up || n.app.conn != 0 {
+		return
+	}
+	n.app.clean = clean
+	if clean {
+		n.app.hasSession = false
+	}
+	id := n.app.command(cmdInfo{kind: cmdConnect, clean: clean})
+	w.step(n, engine.Connect{Cmd: id, CleanStart: clean})
+}
+
+// clientConnLost is called when client n's connection c ends on its side:
+// the operator reconnects after a backoff if it wants the client connected.
+func (w *World) clientConnLost(n *node, c *conn) {
+	if n.app.conn != c.id {
+		return
+	}
+	n.app.conn = 0
+	n.app.connected = false
+	w.scheduleReconnect(n)
+}
+
+// scheduleReconnect arms the reconnect backoff of n.
+func (w *World) scheduleReconnect(n *node) {
+	if !n.app.wantConn || !n.up {
+		return
+	}
+	n.app.reconnGen++
+	d := w.rnd.Between(w.prof.BackoffMin, w.prof.BackoffMax)
+	w.sched.push(item{at: w.sched.now + engine.Time(d), kind: evReconnect, node: n.idx, gen: n.app.reconnGen})
+}
+
+// handleReconnect issues Connect again when the backoff ends.
+func (w *World) handleReconnect(it item) {
+	n := w.nodes[it.node]
+	if !n.up || !n.app.wantConn || n.app.conn != 0 || n.app.reconnGen != it.gen {
+		return
+	}
+	w.connect(n, false)
+}
+
+// handleDeliverApp is the subscriber application's callback: take ownership
+// by appending the message to its own durable log (synced), then Ack. Crash
+// points sit before and after the durable write.
+func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
+	if w.crashPoint(n, model.CrashInCallbackPre) {
+		return
+	}
+	n.app.logSeq++
+	msg := string(a.Msg.Payload)
+	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: "log/" + strconv.Itoa(n.app.logSeq), Value: a.Msg.Payload, Sync: true})
+	w.hist.Add(model.Event{
+		Kind: model.Delivered, Time: int64(w.sched.now), Node: n.name, Msg: msg, Topic: a.Msg.Topic,
+		QoS: uint8(a.Msg.QoS), Retain: a.Msg.Retain, Packet: model.Packet{Type: uint8(packet.PUBLISH), ID: a.Msg.PacketID, QoS: uint8(a.Msg.QoS), Dup: a.Msg.Dup, Msg: msg, Topic: a.Msg.Topic},
+	})
+	w.obs.delivered(w, n.idx, msg)
+	if w.crashPoint(n, model.CrashInCallbackPost) {
+		return
+	}
+	n.acks = append(n.acks, a.Delivery)
+}
+
+// handleComplete is the applications hearing a command's outcome.
+func (w *World) handleComplete(n *node, a engine.Complete) {
+	ci, ok := n.app.cmds[a.Cmd]
+	if !ok {
+		return
+	}
+	now := int64(w.sched.now)
+	switch ci.kind {
+	case cmdConnect:
+		delete(n.app.cmds, a.Cmd)
+		if a.Result == engine.Acknowledged {
+			n.app.connected = true
+			w.hist.Add(model.Event{Kind: model.Connected, Time: now, Node: n.name, Peer: BrokerName, CleanStart: ci.clean,
+				SessionPresent: a.Session, HadState: n.app.hasSession, Version: w.cfg.Version, ReceiveMax: n.app.rm})
+			n.app.hasSession = true
+			if !a.Session {
+				w.obs.sessionDiscarded(n.idx)
+			}
+		} else if n.app.conn != 0 {
+			// Refused or failed: drop the connection and try again later.
+			w.scheduleReconnect(n)
+		}
+	case cmdPublish:
+		w.handlePublishDone(n, a, ci, now)
+	case cmdSubscribe:
+		delete(n.app.cmds, a.Cmd)
+		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
+			q := uint8(a.Reasons[0])
+			w.hist.Add(model.Event{Kind: model.Subscribed, Time: now, Node: n.name, Filter: ci.topic, QoS: q, Persistent: w.persistent(n)})
+			w.obs.subscribe(n.idx, ci.topic, q)
+		}
+	case cmdUnsubscribe:
+		delete(n.app.cmds, a.Cmd)
+		if a.Result == engine.Acknowledged {
+			w.hist.Add(model.Event{Kind: model.Unsubscribed, Time: now, Node: n.name, Filter: ci.topic})
+			w.obs.unsubscribe(n.idx, ci.topic)
+		}
+	default:
+		delete(n.app.cmds, a.Cmd)
+	}
+}
+
+// handlePublishDone records Accepted and Acknowledged of a publish.
+func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now int64) {
+	switch a.Result {
+	case engine.Accepted:
+		w.stats.Accepted++
+		w.hist.Add(model.Event{Kind: model.Accepted, Time: now, Node: n.name, Msg: ci.msg, Topic: ci.topic, QoS: ci.qos, Retain: ci.retain})
+		w.obs.accepted(ci.msg, ci.topic, ci.qos)
+		if ci.qos == 0 {
+			delete(n.app.cmds, a.Cmd)
+		}
+	case engine.Acknowledged:
+		delete(n.app.cmds, a.Cmd)
+		w.hist.Add(model.Event{Kind: model.Acknowledged, Time: now, Node: n.name, Msg: ci.msg})
+	default:
+		delete(n.app.cmds, a.Cmd)
+	}
+}
+
+// persistent reports whether client n's session outlives its connection: the
+// clients ask for a session that never expires, so in 5.0 always; in 3.1.1
+// unless it connected with Clean Session.
+func (w *World) persistent(n *node) bool { return w.cfg.Version == 5 || !n.app.clean }

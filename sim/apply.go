@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Apply carries out one plan op at the current virtual time. Advance runs
+// the world; every other op takes effect at once. An op on a node that is
+// down (crashed and not yet restarted) is skipped and traced, since random
+// crash points can take a node down at any time; an op naming an unknown
+// node, or the broker where a client is needed, is an error.
+func (w *World) Apply(op Op) error {
+	if op.Kind == OpAdvance {
+		w.RunFor(op.D)
+		return nil
+	}
+	n, err := w.node(op.Node)
+	if err != nil {
+		return err
+	}
+	if n.broker && clientOnly(op.Kind) {
+		return fmt.Errorf("%w: %s acts on a client, not the broker", ErrPlan, op.Kind)
+	}
+	w.tr.begin(w.sched.now, n.name, "op")
+	w.tr.word(op.String())
+	w.tr.end()
+	switch op.Kind {
+	case OpCrash:
+		w.crash(n, model.CrashBetweenSteps)
+	case OpRestart:
+		w.restart(n)
+	case OpStop:
+		w.stop(n)
+	case OpPartition:
+		w.partition(n)
+	case OpHeal:
+		w.heal(n)
+	case OpSlow:
+		n.slow = op.D
+		if op.D > 0 {
+			w.stats.Faults["slow"]++
+		}
+	case OpLoseQoS2:
+		w.loseQoS2(n)
+	default:
+		w.applyClient(n, op)
+	}
+	return nil
+}
+
+// clientOnly reports whether an op kind needs a client.
+func clientOnly(k OpKind) bool {
+	switch k {
+	case OpConnect, OpSubscribe, OpUnsubscribe, OpPublish, OpDisconnect, OpPartition, OpHeal, OpSlow, OpLoseQoS2:
+		return true
+	}
+	return false
+}
+
+// applyClient carries out a workload op on client n.
+func (w *World) applyClient(n *node, op Op) {
+	if op.Kind == OpConnect {
+		n.app.wantConn = true
+	}
+	if op.Kind == OpDisconnect {
+		n.app.wantConn = false
+	}
+	if op.Kind == OpPublish {
+		w.stats.Published++
+	}
+	if !n.up {
+		w.tr.begin(w.sched.now, n.name, "skip-down")
+		w.tr.end()
+		return
+	}
+	switch op.Kind {
+	case OpConnect:
+		w.connect(n, op.Clean)
+	case OpSubscribe:
+		id := n.app.command(cmdInfo{kind: cmdSubscribe, topic: op.Topic, qos: op.QoS})
+		w.step(n, engine.Subscribe{Cmd: id, Subs: []packet.Subscription{{Filter: op.Topic, QoS: packet.QoS(op.QoS)}}})
+	case OpUnsubscribe:
+		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, topic: op.Topic})
+		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})
+	case OpPublish:
+		id := n.app.command(cmdInfo{kind: cmdPublish, msg: op.Msg, topic: op.Topic, qos: op.QoS, retain: op.Retain})
+		w.step(n, engine.Publish{Cmd: id, Topic: op.Topic, Payload: []byte(op.Msg), QoS: packet.QoS(op.QoS), Retain: op.Retain})
+	case OpDisconnect:
+		id := n.app.command(cmdInfo{kind: cmdDisconnect})
+		w.step(n, engine.Disconnect{Cmd: id})
+	}
+}
+
+// loseQoS2 reboots client n having lost its incoming QoS2 records: a crash
+// that keeps only synced writes, the records the engine names as incoming
+// QoS2 state dropped, then a restart.
+func (w *World) loseQoS2(n *node) {
+	if !n.up {
+		return
+	}
+	w.stats.Faults["lose-qos2"]++
+	w.crash(n, model.CrashBetweenSteps)
+	dropped := n.disk.Drop(isIncomingQoS2Key)
+	w.hist.Add(model.Event{Kind: model.StateLost, Time: int64(w.sched.now), Node: n.name, Reason: fmt.Sprintf("incoming QoS2 state lost (%d records)", dropped)})
+	w.restart(n)
+}

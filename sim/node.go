@@ -1,0 +1,246 @@
+package sim
+
+import (
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// node is the broker or one client: an engine, its disk, its timers and, for
+// a client, its publisher and subscriber applications.
+type node struct {
+	name   string
+	idx    int32
+	broker bool
+	eng    Engine
+	up     bool
+	inc    uint64 // incarnation: bumped by every crash or stop
+	disk   *Disk  // the engine's records
+	appLog *Disk  // the subscriber application's durable log (synced writes)
+
+	timers   map[engine.TimerID]uint64 // live timers and their generation
+	timerGen uint64
+	acks     []engine.DeliveryID // deliveries the app owns, to Ack after the step
+	points   int                 // crash points passed (safety phase)
+	failed   bool                // the engine reported a permanent error (this incarnation)
+
+	// client only
+	app         clientApp
+	partitioned bool
+	slow        engine.Duration
+}
+
+func newNode(name string, idx int32, broker bool) *node {
+	return &node{
+		name: name, idx: idx, broker: broker,
+		disk: NewDisk(), appLog: NewDisk(),
+		timers: make(map[engine.TimerID]uint64),
+		app:    newClientApp(),
+	}
+}
+
+// step feeds one event to a node's engine and carries out its actions in
+// order, with a crash point before and after each; then it feeds the Acks of
+// the deliveries its application took during the step.
+func (w *World) step(n *node, ev engine.Event) {
+	if !n.up {
+		return
+	}
+	w.stats.Events++
+	w.traceEvent(n, ev)
+	inc := n.inc
+	acts := n.eng.Step(w.sched.now, ev)
+	for i := range acts {
+		if w.crashPoint(n, model.CrashBeforeAction) {
+			return
+		}
+		w.do(n, acts[i])
+		if n.inc != inc {
+			return
+		}
+		if w.crashPoint(n, model.CrashAfterAction) {
+			return
+		}
+	}
+	for len(n.acks) > 0 && n.inc == inc {
+		d := n.acks[0]
+		n.acks = append(n.acks[:0], n.acks[1:]...)
+		w.step(n, engine.Ack{Delivery: d})
+	}
+	w.checkFailed(n)
+}
+
+// stuckReporter is implemented by an engine that can fail for good (the
+// client under the legacy unknown-ack policy).
+type stuckReporter interface{ Stuck() error }
+
+// checkFailed records model Failed the first time n's engine reports a
+// permanent error.
+func (w *World) checkFailed(n *node) {
+	if n.failed || !n.up {
+		return
+	}
+	if s, ok := n.eng.(stuckReporter); ok {
+		if err := s.Stuck(); err != nil {
+			n.failed = true
+			w.hist.Add(model.Event{Kind: model.Failed, Time: int64(w.sched.now), Node: n.name, Reason: err.Error()})
+			w.tr.begin(w.sched.now, n.name, "failed")
+			w.tr.str("err", err.Error())
+			w.tr.end()
+		}
+	}
+}
+
+// do carries out one action of node n.
+func (w *World) do(n *node, a engine.Action) {
+	w.traceAction(n, a)
+	switch a := a.(type) {
+	case engine.Dial:
+		w.handleDial(n)
+	case engine.Send:
+		w.handleSend(n, a)
+	case engine.CloseConn:
+		w.handleCloseConn(n, a)
+	case engine.Persist:
+		n.disk.Persist(a)
+	case engine.SetTimer:
+		n.timerGen++
+		n.timers[a.Timer] = n.timerGen
+		w.sched.push(item{at: a.At, kind: evTimer, node: n.idx, gen: n.timerGen, id: uint64(a.Timer), conn: n.inc})
+	case engine.CancelTimer:
+		delete(n.timers, a.Timer)
+	case engine.Deliver:
+		w.handleDeliverApp(n, a)
+	case engine.Complete:
+		w.handleComplete(n, a)
+	}
+}
+
+// handleTimer fires a timer that is still set, in the same incarnation.
+func (w *World) handleTimer(it item) {
+	n := w.nodes[it.node]
+	id := engine.TimerID(it.id)
+	if !n.up || n.inc != it.conn || n.timers[id] != it.gen {
+		return
+	}
+	delete(n.timers, id)
+	w.step(n, engine.TimerFired{Timer: id})
+}
+
+// crashPoint passes one crash point of n and reports whether n crashed there.
+func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
+	if w.phase != phaseSafety {
+		return false
+	}
+	n.points++
+	var hit bool
+	if w.cfg.Crash.Exhaustive() {
+		hit = n.idx == w.crashK && n.points == w.cfg.Crash.K
+	} else {
+		hit = w.rnd.PPM(w.prof.CrashPointPPM)
+	}
+	if !hit {
+		return false
+	}
+	w.crash(n, p)
+	w.scheduleRestart(n)
+	return true
+}
+
+// scheduleRestart brings a crashed node back after the profile's delay.
+func (w *World) scheduleRestart(n *node) {
+	d := w.rnd.Between(w.prof.RestartMin, w.prof.RestartMax)
+	w.sched.push(item{at: w.sched.now + engine.Time(d), kind: evRestart, node: n.idx, gen: n.inc})
+}
+
+// handleAutoRestart restarts a node crashed at a crash point, unless it was
+// restarted (or crashed again) meanwhile.
+func (w *World) handleAutoRestart(it item) {
+	n := w.nodes[it.node]
+	if n.up || n.inc != it.gen {
+		return
+	}
+	w.restart(n)
+}
+
+// crash kills n: memory, timers and unsynced writes are gone; its connection
+// endpoints vanish without a word to the peers (a power loss).
+func (w *World) crash(n *node, p model.CrashPoint) {
+	if !n.up {
+		return
+	}
+	w.stats.Crashes++
+	w.hist.Add(model.Event{Kind: model.Crash, Time: int64(w.sched.now), Node: n.name, Point: p})
+	out := n.disk.Crash(w.rnd, w.prof.LoseUnsyncedPPM, w.prof.TornPPM)
+	n.appLog.Crash(w.rnd, 0, 0)
+	w.tr.begin(w.sched.now, n.name, "crash")
+	w.tr.int("point", int64(p))
+	w.tr.int("kept", int64(out.Kept))
+	w.tr.int("lost", int64(out.Lost))
+	w.tr.int("torn", boolInt(out.Torn))
+	w.tr.end()
+	if out.Lost > 0 {
+		w.stats.Faults["lost-write"] += out.Lost
+	}
+	if out.Torn {
+		w.stats.Faults["torn-write"]++
+	}
+	w.down(n, true)
+}
+
+// down takes n out of the world; crashed says whether its connection
+// endpoints vanish (crash) or close cleanly (stop).
+func (w *World) down(n *node, crashed bool) {
+	for _, c := range w.conns {
+		side, ok := c.sideOf(n)
+		if !ok || !c.alive[side] {
+			continue
+		}
+		if crashed {
+			c.alive[side] = false
+			c.gone[side] = true
+		} else {
+			w.closeSide(c, side)
+		}
+	}
+	n.up = false
+	n.failed = false
+	n.eng = nil
+	n.inc++
+	clear(n.timers)
+	n.acks = n.acks[:0]
+	n.app.reset()
+}
+
+// restart rebuilds n's engine from the records that survived.
+func (w *World) restart(n *node) {
+	if n.up {
+		return
+	}
+	if err := w.boot(n); err != nil {
+		w.hist.Add(model.Event{Kind: model.Failed, Time: int64(w.sched.now), Node: n.name, Reason: err.Error()})
+		w.tr.begin(w.sched.now, n.name, "restart-failed")
+		w.tr.str("err", err.Error())
+		w.tr.end()
+		return
+	}
+	w.hist.Add(model.Event{Kind: model.Restart, Time: int64(w.sched.now), Node: n.name})
+	w.tr.begin(w.sched.now, n.name, "restart")
+	w.tr.int("records", int64(len(n.disk.synced)))
+	w.tr.end()
+	if n.broker {
+		w.unpark()
+	} else if n.app.wantConn {
+		w.connect(n, false)
+	}
+}
+
+// stop shuts n down cleanly: every write synced, connections closed.
+func (w *World) stop(n *node) {
+	if !n.up {
+		return
+	}
+	n.disk.Sync()
+	w.tr.begin(w.sched.now, n.name, "stop")
+	w.tr.end()
+	w.down(n, false)
+}

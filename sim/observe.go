@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// observer follows the packets and application events of a run to answer
+// the liveness questions the engine API cannot: which packet ids are still
+// in flight on each side of each client's session, and which accepted
+// messages some persistent subscriber still waits for.
+type observer struct {
+	// inflight[c][k] is the set of packet ids in flight on one side of
+	// client c's session: k = outClient (client's outgoing PUBLISH/PUBREL
+	// awaiting their ack), inClient (incoming QoS2 awaiting PUBREL), and the
+	// broker's two sets towards c.
+	inflight [][4]map[uint16]struct{}
+	pending  int // total ids in flight
+	subs     [][]sub
+	msgIdx   map[string]int32
+	expected map[uint64]struct{} // subscriber<<32 | message index
+	seen     map[uint64]struct{} // deliveries already made
+}
+
+const (
+	outClient = iota
+	inClient
+	outBroker
+	inBroker
+)
+
+type sub struct {
+	filter string
+	qos    uint8
+}
+
+func (o *observer) init(nodes int) {
+	o.inflight = make([][4]map[uint16]struct{}, nodes)
+	for i := range o.inflight {
+		for k := range o.inflight[i] {
+			o.inflight[i][k] = make(map[uint16]struct{})
+		}
+	}
+	o.subs = make([][]sub, nodes)
+	o.msgIdx = make(map[string]int32)
+	o.expected = make(map[uint64]struct{})
+	o.seen = make(map[uint64]struct{})
+}
+
+func (o *observer) add(c int32, k int, id uint16) {
+	m := o.inflight[c][k]
+	if _, ok := m[id]; !ok {
+		m[id] = struct{}{}
+		o.pending++
+	}
+}
+
+func (o *observer) del(c int32, k int, id uint16) {
+	m := o.inflight[c][k]
+	if _, ok := m[id]; ok {
+		delete(m, id)
+		o.pending--
+	}
+}
+
+// sent follows a packet the side sent on c.
+func (o *observer) sent(w *World, c *conn, side uint8, p *model.Packet) {
+	out, in := outClient, inClient
+	if side == sideBroker {
+		out, in = outBroker, inBroker
+	}
+	switch packet.Type(p.Type) {
+	case packet.PUBLISH:
+		if p.QoS > 0 {
+			o.add(c.client, out, p.ID)
+		}
+		if p.Dup {
+			w.stats.Retransmits++
+		}
+	case packet.PUBCOMP:
+		o.del(c.client, in, p.ID)
+	case packet.PUBREC:
+		if p.Reason >= 0x80 {
+			o.del(c.client, in, p.ID)
+		}
+	}
+}
+
+// received follows a packet the side received on c.
+func (o *observer) received(w *World, c *conn, side uint8, p *model.Packet) {
+	out, in := outClient, inClient
+	if side == sideBroker {
+		out, in = outBroker, inBroker
+	}
+	switch packet.Type(p.Type) {
+	case packet.PUBLISH:
+		if p.QoS == 2 {
+			o.add(c.client, in, p.ID)
+		}
+	case packet.PUBACK, packet.PUBCOMP:
+		o.del(c.client, out, p.ID)
+	case packet.PUBREC:
+		if p.Reason >= 0x80 {
+			o.del(c.client, out, p.ID)
+		}
+	case packet.CONNACK:
+		w.nodes[c.client].app.rm = c.rm
+	}
+}
+
+// sessionDiscarded clears both sides of client c's session (CONNACK with
+// Session Present 0: neither side keeps state [MQTT-3.2.2-5]).
+func (o *observer) sessionDiscarded(c int32) {
+	for k := range o.inflight[c] {
+		o.pending -= len(o.inflight[c][k])
+		clear(o.inflight[c][k])
+	}
+}
+
+func (o *observer) subscribe(c int32, filter string, qos uint8) {
+	o.unsubscribe(c, filter)
+	o.subs[c] = append(o.subs[c], sub{filter: filter, qos: qos})
+}
+
+func (o *observer) unsubscribe(c int32, filter string) {
+	o.subs[c] = slices.DeleteFunc(o.subs[c], func(s sub) bool { return s.filter == filter })
+}
+
+// accepted records the deliveries an accepted message owes: one to every
+// subscriber whose subscription at QoS >= 1 matches it, for QoS >= 1.
+func (o *observer) accepted(msg, topic string, qos uint8) {
+	if qos == 0 {
+		return
+	}
+	idx, ok := o.msgIdx[msg]
+	if !ok {
+		idx = int32(len(o.msgIdx))
+		o.msgIdx[msg] = idx
+	}
+	for c, subs := range o.subs {
+		for _, s := range subs {
+			if s.qos > 0 && Match(s.filter, topic) {
+				key := uint64(c)<<32 | uint64(idx)
+				if _, done := o.seen[key]; !done {
+					o.expected[key] = struct{}{}
+				}
+				break
+			}
+		}
+	}
+}
+
+// delivered records a delivery to subscriber c and counts duplicates.
+func (o *observer) delivered(w *World, c int32, msg string) {
+	w.stats.Delivered++
+	idx, ok := o.msgIdx[msg]
+	if !ok {
+		idx = int32(len(o.msgIdx))
+		o.msgIdx[msg] = idx
+	}
+	key := uint64(c)<<32 | uint64(idx)
+	if _, dup := o.seen[key]; dup {
+		w.stats.Duplicates++
+	}
+	o.seen[key] = struct{}{}
+	delete(o.expected, key)
+}
+
+// pendingReport lists what keeps the world from being quiet, sorted.
+func (o *observer) pendingReport(w *World) string {
+	var parts []string
+	names := [4]string{"client-out", "client-in", "broker-out", "broker-in"}
+	for c := range o.inflight {
+		for k, m := range o.inflight[c] {
+			if len(m) == 0 {
+				continue
+			}
+			ids := make([]int, 0, len(m))
+			for id := range m {
+				ids = append(ids, int(id))
+			}
+			slices.Sort(ids)
+			var b strings.Builder
+			b.WriteString(w.nodes[c].name + " " + names[k] + " ids")
+			for _, id := range ids {
+				b.WriteString(" " + strconv.Itoa(id))
+			}
+			parts = append(parts, b.String())
+		}
+	}
+	if len(o.expected) > 0 {
+		byIdx := make([]string, len(o.msgIdx))
+		for m, i := range o.msgIdx {
+			byIdx[i] = m
+		}
+		var und []string
+		for key := range o.expected {
+			und = append(und, w.nodes[key>>32].name+"<-"+byIdx[uint32(key)])
+		}
+		slices.Sort(und)
+		parts = append(parts, "undelivered "+strings.Join(und, " "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Match reports whether an MQTT topic filter matches a topic name, with the
+// + and # wildcards; a filter starting with a wildcard does not match a
+// topic starting with $ [MQTT-4.7.2-1].
+func Match(filter, topic string) bool {
+	if strings.HasPrefix(topic, "$") && (strings.HasPrefix(filter, "+") || strings.HasPrefix(filter, "#")) {
+		return false
+	}
+	for {
+		fl, frest, fmore := strings.Cut(filter, "/")
+		if fl == "#" {
+			return true
+		}
+		tl, trest, tmore := strings.Cut(topic, "/")
+		if fl != "+" && fl != tl {
+			return false
+		}
+		if !fmore || !tmore {
+			if !fmore && !tmore {
+				return true
+			}
+			// "a/#" matches "a" too.
+			return !tmore && frest == "#"
+		}
+		filter, topic = frest, trest
+	}
+}

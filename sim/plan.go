@@ -1,0 +1,340 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// ErrPlan is wrapped by every plan parse or validation error.
+var ErrPlan = errors.New("sim: bad plan")
+
+// OpKind is what a plan step does.
+type OpKind uint8
+
+// Plan step kinds. Each has a text form (OpKind.String, then key=value
+// arguments), shown with the kind.
+const (
+	OpConnect     OpKind = iota + 1 // connect p1 [clean]
+	OpSubscribe                     // subscribe s1 filter=t/# qos=2
+	OpUnsubscribe                   // unsubscribe s1 filter=t/#
+	OpPublish                       // publish p1 topic=t/a qos=1 msg=p1-1 [retain]
+	OpDisconnect                    // disconnect p1
+	OpCrash                         // crash s1
+	OpRestart                       // restart s1
+	OpStop                          // stop s1 (clean shutdown: everything synced)
+	OpPartition                     // partition p1
+	OpHeal                          // heal p1
+	OpSlow                          // slow p1 200ms (extra one-way latency; 0s restores)
+	OpLoseQoS2                      // lose-qos2 s1 (reboot losing incoming QoS2 state)
+	OpAdvance                       // advance 500ms
+)
+
+var opNames = [...]string{
+	OpConnect: "connect", OpSubscribe: "subscribe", OpUnsubscribe: "unsubscribe",
+	OpPublish: "publish", OpDisconnect: "disconnect", OpCrash: "crash",
+	OpRestart: "restart", OpStop: "stop", OpPartition: "partition", OpHeal: "heal",
+	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance",
+}
+
+// String returns the kind's text form.
+func (k OpKind) String() string {
+	if int(k) < len(opNames) && opNames[k] != "" {
+		return opNames[k]
+	}
+	return "op(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Op is one plan step.
+type Op struct {
+	Kind   OpKind
+	Node   string          // the node it acts on ("broker" or a client id); empty for advance
+	Topic  string          // publish topic, or subscribe/unsubscribe filter
+	QoS    uint8           // publish QoS or requested subscription QoS
+	Msg    string          // publish message id (the payload)
+	Retain bool            // publish retain flag
+	Clean  bool            // connect with Clean Start
+	D      engine.Duration // advance duration, slow extra latency
+}
+
+// Header is what a plan file needs besides its ops to replay a run.
+type Header struct {
+	Format   int    // plan format version (PlanFormat)
+	Seed     uint64 // the seed of every draw
+	Profile  string
+	Preset   string // engine preset name
+	Scenario string
+	Version  uint8 // MQTT protocol level: 4 or 5
+	// CrashNode and CrashK select exhaustive crash mode: crash CrashNode at
+	// its CrashK-th crash point (CrashK 0: random mode).
+	CrashNode string
+	CrashK    int
+}
+
+// PlanFormat is the current plan file format.
+const PlanFormat = 1
+
+// Plan is a workload and its plan-level faults, as data.
+type Plan struct {
+	Header Header
+	Ops    []Op
+}
+
+// String returns the text form of an op (one line, no newline).
+func (o Op) String() string {
+	var b strings.Builder
+	b.WriteString(o.Kind.String())
+	if o.Node != "" {
+		b.WriteString(" " + o.Node)
+	}
+	switch o.Kind {
+	case OpConnect:
+		if o.Clean {
+			b.WriteString(" clean")
+		}
+	case OpSubscribe:
+		b.WriteString(" filter=" + o.Topic + " qos=" + strconv.Itoa(int(o.QoS)))
+	case OpUnsubscribe:
+		b.WriteString(" filter=" + o.Topic)
+	case OpPublish:
+		b.WriteString(" topic=" + o.Topic + " qos=" + strconv.Itoa(int(o.QoS)) + " msg=" + o.Msg)
+		if o.Retain {
+			b.WriteString(" retain")
+		}
+	case OpSlow, OpAdvance:
+		b.WriteString(" " + FormatDuration(o.D))
+	}
+	return b.String()
+}
+
+// String returns the plan file text: the header, a separator, one op a line.
+func (p Plan) String() string {
+	var b strings.Builder
+	h := p.Header
+	fmt.Fprintf(&b, "mqttlab-plan %d\nseed %d\nprofile %s\npreset %s\nscenario %s\nversion %d\n",
+		h.Format, h.Seed, h.Profile, h.Preset, h.Scenario, h.Version)
+	if h.CrashK > 0 {
+		fmt.Fprintf(&b, "crash-at %s %d\n", h.CrashNode, h.CrashK)
+	}
+	b.WriteString("---\n")
+	for _, o := range p.Ops {
+		b.WriteString(o.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FormatDuration prints a duration in the largest unit that divides it
+// exactly: 500ms, 2s, 1500us, 7ns, 0s.
+func FormatDuration(d engine.Duration) string {
+	units := []struct {
+		n    engine.Duration
+		name string
+	}{{60 * engine.Second, "m"}, {engine.Second, "s"}, {engine.Millisecond, "ms"}, {1000, "us"}, {1, "ns"}}
+	if d == 0 {
+		return "0s"
+	}
+	for _, u := range units {
+		if d%u.n == 0 {
+			return strconv.FormatInt(d/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(d, 10) + "ns"
+}
+
+// ParseDuration reads what FormatDuration prints: a non-negative integer and
+// one of the units ns, us, ms, s, m.
+func ParseDuration(s string) (engine.Duration, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("duration %q does not start with a number", s)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: %v", s, err)
+	}
+	var unit engine.Duration
+	switch s[i:] {
+	case "ns":
+		unit = 1
+	case "us":
+		unit = 1000
+	case "ms":
+		unit = engine.Millisecond
+	case "s":
+		unit = engine.Second
+	case "m":
+		unit = 60 * engine.Second
+	default:
+		return 0, fmt.Errorf("duration %q: unit %q is not one of ns, us, ms, s, m", s, s[i:])
+	}
+	if n > (1<<62)/unit {
+		return 0, fmt.Errorf("duration %q is too long", s)
+	}
+	return n * unit, nil
+}
+
+// ParsePlan reads a plan file. Errors wrap ErrPlan and name the line.
+func ParsePlan(text string) (Plan, error) {
+	var p Plan
+	lines := strings.Split(text, "\n")
+	inOps := false
+	for i, raw := range lines {
+		line := strings.TrimSpace(raw)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var err error
+		switch {
+		case line == "---":
+			inOps = true
+		case inOps:
+			var op Op
+			op, err = ParseOp(line)
+			p.Ops = append(p.Ops, op)
+		default:
+			err = p.Header.parseLine(line)
+		}
+		if err != nil {
+			return Plan{}, fmt.Errorf("%w: line %d: %v", ErrPlan, i+1, err)
+		}
+	}
+	if !inOps {
+		return Plan{}, fmt.Errorf("%w: no \"---\" line between the header and the ops", ErrPlan)
+	}
+	if p.Header.Format != PlanFormat {
+		return Plan{}, fmt.Errorf("%w: format %d is not %d (missing \"mqttlab-plan %d\" line?)", ErrPlan, p.Header.Format, PlanFormat, PlanFormat)
+	}
+	return p, nil
+}
+
+func (h *Header) parseLine(line string) error {
+	f := strings.Fields(line)
+	want := 2
+	if f[0] == "crash-at" {
+		want = 3
+	}
+	if len(f) != want {
+		return fmt.Errorf("header %q wants %d fields, has %d", f[0], want, len(f))
+	}
+	var err error
+	switch f[0] {
+	case "mqttlab-plan":
+		h.Format, err = strconv.Atoi(f[1])
+	case "seed":
+		h.Seed, err = strconv.ParseUint(f[1], 10, 64)
+	case "profile":
+		h.Profile = f[1]
+	case "preset":
+		h.Preset = f[1]
+	case "scenario":
+		h.Scenario = f[1]
+	case "version":
+		var v uint64
+		v, err = strconv.ParseUint(f[1], 10, 8)
+		h.Version = uint8(v)
+	case "crash-at":
+		h.CrashNode = f[1]
+		h.CrashK, err = strconv.Atoi(f[2])
+		if err == nil && h.CrashK < 1 {
+			err = fmt.Errorf("crash-at point %d is not >= 1", h.CrashK)
+		}
+	default:
+		return fmt.Errorf("unknown header %q (want mqttlab-plan, seed, profile, preset, scenario, version, crash-at, or --- before the ops)", f[0])
+	}
+	if err != nil {
+		return fmt.Errorf("header %s: %v", f[0], err)
+	}
+	return nil
+}
+
+// ParseOp reads one op in its text form.
+func ParseOp(line string) (Op, error) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return Op{}, errors.New("empty op")
+	}
+	kind := OpKind(0)
+	for k, name := range opNames {
+		if name == f[0] && name != "" {
+			kind = OpKind(k)
+		}
+	}
+	if kind == 0 {
+		return Op{}, fmt.Errorf("unknown op %q", f[0])
+	}
+	op := Op{Kind: kind}
+	args := f[1:]
+	if kind == OpAdvance {
+		if len(args) != 1 {
+			return Op{}, fmt.Errorf("advance wants one duration, has %d arguments", len(args))
+		}
+		d, err := ParseDuration(args[0])
+		op.D = d
+		return op, err
+	}
+	if len(args) == 0 {
+		return Op{}, fmt.Errorf("%s wants a node name", kind)
+	}
+	op.Node, args = args[0], args[1:]
+	if strings.Contains(op.Node, "=") {
+		return Op{}, fmt.Errorf("%s wants a node name first, not %q", kind, op.Node)
+	}
+	if err := op.parseArgs(args); err != nil {
+		return Op{}, err
+	}
+	return op, op.validate()
+}
+
+func (o *Op) parseArgs(args []string) error {
+	for _, a := range args {
+		key, val, hasVal := strings.Cut(a, "=")
+		var err error
+		switch {
+		case !hasVal && key == "clean" && o.Kind == OpConnect:
+			o.Clean = true
+		case !hasVal && key == "retain" && o.Kind == OpPublish:
+			o.Retain = true
+		case !hasVal && o.Kind == OpSlow:
+			o.D, err = ParseDuration(key)
+		case key == "topic" && o.Kind == OpPublish, key == "filter" && (o.Kind == OpSubscribe || o.Kind == OpUnsubscribe):
+			o.Topic = val
+		case key == "qos" && (o.Kind == OpPublish || o.Kind == OpSubscribe):
+			var q uint64
+			q, err = strconv.ParseUint(val, 10, 8)
+			if err == nil && q > 2 {
+				err = fmt.Errorf("qos %d is not 0, 1 or 2", q)
+			}
+			o.QoS = uint8(q)
+		case key == "msg" && o.Kind == OpPublish:
+			o.Msg = val
+		default:
+			return fmt.Errorf("%s does not take argument %q", o.Kind, a)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: %v", o.Kind, a, err)
+		}
+	}
+	return nil
+}
+
+// validate checks the arguments an op needs.
+func (o *Op) validate() error {
+	switch o.Kind {
+	case OpSubscribe, OpUnsubscribe:
+		if o.Topic == "" {
+			return fmt.Errorf("%s needs filter=", o.Kind)
+		}
+	case OpPublish:
+		if o.Topic == "" || o.Msg == "" {
+			return fmt.Errorf("publish needs topic= and msg=")
+		}
+	}
+	return nil
+}

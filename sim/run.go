@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Stats counts what happened in a run.
+type Stats struct {
+	Events      int64          // engine events stepped
+	Published   int            // publish ops applied
+	Accepted    int            // publishes the engine accepted
+	Delivered   int            // deliveries the subscriber apps took
+	Duplicates  int            // deliveries of a message the subscriber already had
+	Retransmits int            // PUBLISH packets sent with DUP set
+	Crashes     int            // node crashes (plan and crash points)
+	Faults      map[string]int // faults by kind
+}
+
+// FaultKinds returns the kinds in Faults, sorted.
+func (s Stats) FaultKinds() []string {
+	kinds := make([]string, 0, len(s.Faults))
+	for k := range s.Faults {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	History  model.History
+	Checksum uint64
+	Stats    Stats
+	// Quiet is true when the liveness phase reached quiescence in the bound.
+	Quiet bool
+	// End is the virtual time the run ended.
+	End engine.Time
+	// CrashPoints is the number of crash points each node passed in the
+	// safety phase, by node name: exhaustive mode enumerates K in 1..that.
+	CrashPoints map[string]int
+	// Policy is what the model may assume of the engine preset.
+	Policy model.Policy
+	// Violations are the model's violations of what Policy promises under
+	// the faults the history shows (model.CheckPromised).
+	Violations []model.Violation
+	// Err is a plan or configuration error (the run did not complete).
+	Err error
+	// Trace is the full trace when Config.KeepTrace.
+	Trace string
+}
+
+// Run builds a world, applies every op of the plan (the safety phase), then
+// runs the liveness phase, and reports.
+func Run(cfg Config, plan Plan) Result {
+	w, err := New(cfg)
+	if err != nil {
+		return Result{Err: err}
+	}
+	for _, op := range plan.Ops {
+		if err := w.Apply(op); err != nil {
+			return w.result(err)
+		}
+	}
+	w.RunUntilQuiet()
+	return w.result(nil)
+}
+
+// result gathers the Result of the world.
+func (w *World) result(err error) Result {
+	r := Result{
+		History: w.hist, Checksum: w.tr.sum, Stats: w.stats, End: w.sched.now,
+		Quiet: w.quietAt >= 0, Err: err, Trace: w.Trace(),
+		CrashPoints: make(map[string]int, len(w.nodes)),
+		Policy:      ModelPolicy(w.cfg.Preset),
+	}
+	for _, n := range w.nodes {
+		r.CrashPoints[n.name] = n.points
+	}
+	if err == nil {
+		r.Violations = model.CheckPromised(w.hist, r.Policy)
+	}
+	return r
+}
+
+// Stats returns the counters so far.
+func (w *World) Stats() Stats { return w.stats }
+
+// CrashPoints reports the crash points node name passed so far.
+func (w *World) CrashPoints(name string) int {
+	n, err := w.node(name)
+	if err != nil {
+		return 0
+	}
+	return n.points
+}
+
+// StartLiveness ends the safety phase: every fault is off from here, every
+// partition healed, every slow link restored, every node restarted and every
+// client asked to reconnect. RunUntilQuiet calls it if needed.
+func (w *World) StartLiveness() {
+	if w.phase == phaseLiveness {
+		return
+	}
+	w.phase = phaseLiveness
+	w.hist.Add(model.Event{Kind: model.LivenessStart, Time: int64(w.sched.now)})
+	w.tr.begin(w.sched.now, "world", "liveness")
+	w.tr.end()
+	for _, n := range w.nodes {
+		w.heal(n)
+		n.slow = 0
+		if !n.up {
+			w.restart(n)
+		}
+	}
+	for _, n := range w.nodes[1:] {
+		n.app.wantConn = true
+		if n.up && n.app.conn == 0 {
+			w.connect(n, false)
+		}
+	}
+}
+
+// RunUntilQuiet runs the liveness phase until the world is quiet or the
+// liveness bound passes, and reports whether it went quiet. It records
+// Quiescent, or Stuck with the pending work as the reason.
+func (w *World) RunUntilQuiet() bool {
+	w.StartLiveness()
+	if w.quietAt >= 0 {
+		return true
+	}
+	deadline := w.sched.now + engine.Time(w.cfg.LivenessBound)
+	for !w.quiet() {
+		at, ok := w.sched.peek()
+		if !ok || at > deadline {
+			w.sched.advanceTo(deadline)
+			reason := w.pendingReport()
+			w.hist.Add(model.Event{Kind: model.Stuck, Time: int64(w.sched.now), Reason: reason})
+			w.tr.begin(w.sched.now, "world", "stuck")
+			w.tr.word(reason)
+			w.tr.end()
+			return false
+		}
+		w.dispatch(w.sched.pop())
+	}
+	w.quietAt = w.sched.now
+	w.hist.Add(model.Event{Kind: model.Quiescent, Time: int64(w.sched.now)})
+	w.tr.begin(w.sched.now, "world", "quiescent")
+	w.tr.end()
+	return true
+}
+
+// quiet reports whether nothing is pending: no packet id in flight on any
+// side, every owed delivery made, every node up, every client connected, no
+// byte in flight, and every engine that can say so idle.
+func (w *World) quiet() bool {
+	if w.obs.pending > 0 || len(w.obs.expected) > 0 {
+		return false
+	}
+	for _, n := range w.nodes {
+		if !n.up {
+			return false
+		}
+		if !n.broker && (!n.app.connected || n.app.conn == 0) {
+			return false
+		}
+		if !engineQuiet(n.eng) {
+			return false
+		}
+	}
+	for _, c := range w.conns {
+		if c.reset || c.blackhole {
+			continue
+		}
+		if (c.alive[0] || c.alive[1]) && (c.dir[0].pending() || c.dir[1].pending()) {
+			return false
+		}
+	}
+	return true
+}
+
+// quietReporter is implemented by an engine that can tell whether it has
+// work pending (inflight messages, queued messages, an unanswered PUBREL).
+type quietReporter interface{ Quiet() bool }
+
+// brokerStats is the broker's view of its own pending work.
+type brokerStats interface{ Stats() engine.BrokerStats }
+
+// engineQuiet asks an engine whether it is idle, as far as it can say.
+func engineQuiet(e Engine) bool {
+	switch q := e.(type) {
+	case quietReporter:
+		return q.Quiet()
+	case brokerStats:
+		s := q.Stats()
+		return s.Inflight == 0 && s.Queued == 0
+	}
+	return true
+}
+
+// pendingReport lists what keeps the world from being quiet.
+func (w *World) pendingReport() string {
+	var parts []string
+	for _, n := range w.nodes {
+		switch {
+		case !n.up:
+			parts = append(parts, n.name+" down")
+		case !n.broker && (!n.app.connected || n.app.conn == 0):
+			parts = append(parts, n.name+" not connected")
+		}
+		if n.up {
+			if !engineQuiet(n.eng) {
+				parts = append(parts, n.name+" engine busy")
+			}
+		}
+	}
+	if s := w.obs.pendingReport(w); s != "" {
+		parts = append(parts, s)
+	}
+	for _, c := range w.conns {
+		if !c.reset && !c.blackhole && (c.alive[0] || c.alive[1]) && (c.dir[0].pending() || c.dir[1].pending()) {
+			parts = append(parts, w.nodes[c.client].name+" bytes in flight")
+		}
+	}
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += "; "
+		}
+		out += p
+	}
+	return out
+}

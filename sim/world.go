@@ -1,0 +1,275 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("sim: bad config")
+
+// BrokerName is the broker's node name.
+const BrokerName = "broker"
+
+// CrashMode selects how crash points fire. The zero value is random mode: each
+// crash point fires with the profile's CrashPointPPM. Exhaustive mode (K >= 1)
+// crashes node Node at its K-th crash point of the safety phase and nowhere
+// else; Result.CrashPoints tells a driver how many points each node had, so it
+// can enumerate every K.
+type CrashMode struct {
+	Node string
+	K    int
+}
+
+// Exhaustive reports whether the mode is exhaustive.
+func (m CrashMode) Exhaustive() bool { return m.K > 0 }
+
+// Config configures a world. The zero value of an optional field takes the
+// default named on it.
+type Config struct {
+	Seed     uint64
+	Source   Source        // optional: overrides the PCG of Seed for every draw
+	Profile  string        // fault profile; default "calm"
+	Preset   engine.Preset // engine policies; default the preset named "fixed"
+	Version  uint8         // MQTT protocol level, 4 or 5; default 5
+	Scenario string        // default "standard"
+	Crash    CrashMode
+	// LivenessBound is how long, in virtual time, the liveness phase may take
+	// to reach quiescence; default 10 minutes.
+	LivenessBound engine.Duration
+	// KeepTrace keeps the full trace text (Trace); the checksum is always
+	// computed.
+	KeepTrace bool
+
+	factory engineFactory // tests plug a fake engine in here
+}
+
+// DefaultLivenessBound is the default liveness bound.
+const DefaultLivenessBound = 10 * 60 * engine.Second
+
+// Engine is the part of engine.Client and engine.Broker the world drives.
+type Engine interface {
+	Step(now engine.Time, ev engine.Event) []engine.Action
+}
+
+// NodeSpec is what the world knows of a node when it builds its engine.
+type NodeSpec struct {
+	Name      string
+	Broker    bool
+	Version   uint8
+	KeepAlive engine.Duration
+	Preset    engine.Preset
+}
+
+// engineFactory builds a node's engine from its surviving records.
+type engineFactory func(spec NodeSpec, restored []engine.Record) (Engine, error)
+
+// withDefaults fills the defaults in and validates the config.
+func (c Config) withDefaults() (Config, error) {
+	if c.Profile == "" {
+		c.Profile = "calm"
+	}
+	if c.Scenario == "" {
+		c.Scenario = "standard"
+	}
+	if c.Version == 0 {
+		c.Version = 5
+	}
+	if c.LivenessBound == 0 {
+		c.LivenessBound = DefaultLivenessBound
+	}
+	if c.Version != 4 && c.Version != 5 {
+		return c, fmt.Errorf("%w: Version %d is not 4 (3.1.1) or 5", ErrConfig, c.Version)
+	}
+	if c.LivenessBound < 0 {
+		return c, fmt.Errorf("%w: LivenessBound %d is negative", ErrConfig, c.LivenessBound)
+	}
+	if c.Crash.K < 0 {
+		return c, fmt.Errorf("%w: Crash.K %d is negative", ErrConfig, c.Crash.K)
+	}
+	if _, err := ProfileByName(c.Profile); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if _, err := ScenarioByName(c.Scenario); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Preset.Name == "" {
+		p, err := defaultPreset()
+		if err != nil {
+			return c, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		c.Preset = p
+	}
+	if c.factory == nil {
+		c.factory = defaultFactory
+	}
+	return c, nil
+}
+
+// streams returns the three draw streams of a config: profile, plan and run.
+// With a Source override the three share it, in that order.
+func (c Config) streams() (profile, plan, run *Rand) {
+	if c.Source != nil {
+		r := NewRand(c.Source)
+		return r, r, r
+	}
+	return newPCG(c.Seed, streamProfile), newPCG(c.Seed, streamPlan), newPCG(c.Seed, streamRun)
+}
+
+// phase is the phase of a run.
+type phase uint8
+
+const (
+	phaseSafety phase = iota + 1
+	phaseLiveness
+)
+
+// World is one simulated deployment: a broker and clients, each an engine,
+// joined by a virtual network, on a virtual clock, with crashable disks.
+type World struct {
+	cfg    Config
+	prof   Profile
+	scen   Scenario
+	rnd    *Rand
+	sched  Scheduler
+	nodes  []*node
+	byName map[string]int32
+	conns  []*conn // conns[id-1]
+	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
+	phase  phase
+	hist   model.History
+	tr     tracer
+	stats  Stats
+	obs    observer
+	crashK int32 // exhaustive-mode node index, -1 if none
+	// quietAt is when the liveness phase went quiet, -1 until then.
+	quietAt engine.Time
+}
+
+// New builds the world of cfg: nodes up, nothing connected, time zero.
+func New(cfg Config) (*World, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	pr, _, run := cfg.streams()
+	prof, _ := ProfileByName(cfg.Profile)
+	scen, _ := ScenarioByName(cfg.Scenario)
+	w := &World{
+		cfg: cfg, prof: prof.resolve(pr), scen: scen, rnd: run,
+		byName: make(map[string]int32), phase: phaseSafety,
+		tr: newTracer(cfg.KeepTrace), crashK: -1, quietAt: -1,
+	}
+	w.stats.Faults = make(map[string]int)
+	w.traceHeader()
+	names := append([]string{BrokerName}, scen.Clients...)
+	for i, name := range names {
+		n := newNode(name, int32(i), i == 0)
+		w.nodes = append(w.nodes, n)
+		w.byName[name] = int32(i)
+		if err := w.boot(n); err != nil {
+			return nil, err
+		}
+	}
+	w.obs.init(len(w.nodes))
+	if cfg.Crash.Exhaustive() {
+		i, ok := w.byName[cfg.Crash.Node]
+		if !ok {
+			return nil, fmt.Errorf("%w: Crash.Node %q is not a node of scenario %s", ErrConfig, cfg.Crash.Node, scen.Name)
+		}
+		w.crashK = i
+	}
+	return w, nil
+}
+
+// traceHeader writes the run's identity first: seed, profile, preset.
+func (w *World) traceHeader() {
+	c := w.cfg
+	w.tr.raw("# seed " + strconv.FormatUint(c.Seed, 10) + " profile " + c.Profile + " preset " + c.Preset.Name +
+		" scenario " + c.Scenario + " version " + strconv.Itoa(int(c.Version)))
+	p := w.prof
+	w.tr.raw("# faults chunk=" + strconv.Itoa(p.ChunkPPM) + " reset=" + strconv.Itoa(p.ResetPPM) +
+		" halfopen=" + strconv.Itoa(p.HalfOpenPPM) + " partition=" + strconv.Itoa(p.PartitionPPM) +
+		" slow=" + strconv.Itoa(p.SlowPPM) + " crash=" + strconv.Itoa(p.CrashPPM) +
+		" stateloss=" + strconv.Itoa(p.StateLossPPM) + " crashpoint=" + strconv.Itoa(p.CrashPointPPM) +
+		" lose=" + strconv.Itoa(p.LoseUnsyncedPPM) + " torn=" + strconv.Itoa(p.TornPPM) + " (ppm)")
+}
+
+// boot builds a node's engine from its disk.
+func (w *World) boot(n *node) error {
+	spec := NodeSpec{Name: n.name, Broker: n.broker, Version: w.cfg.Version, KeepAlive: w.scen.KeepAlive, Preset: w.cfg.Preset}
+	recs := n.disk.Records()
+	eng, err := w.cfg.factory(spec, recs)
+	if err != nil {
+		return fmt.Errorf("sim: building engine of %s: %w", n.name, err)
+	}
+	n.app.hasSession = false
+	for _, r := range recs {
+		if r.Key == clientSessionKey {
+			n.app.hasSession = true
+		}
+	}
+	n.eng = eng
+	n.up = true
+	return nil
+}
+
+// Now reports the virtual time.
+func (w *World) Now() engine.Time { return w.sched.now }
+
+// History returns the history so far.
+func (w *World) History() model.History { return w.hist }
+
+// Trace returns the trace text (empty unless Config.KeepTrace).
+func (w *World) Trace() string { return string(w.tr.text) }
+
+// Checksum returns the FNV-64a checksum of the trace so far.
+func (w *World) Checksum() uint64 { return w.tr.sum }
+
+// Profile returns the resolved fault profile (swarm's drawn probabilities).
+func (w *World) Profile() Profile { return w.prof }
+
+// node returns the node named name.
+func (w *World) node(name string) (*node, error) {
+	i, ok := w.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: no node %q", ErrPlan, name)
+	}
+	return w.nodes[i], nil
+}
+
+// RunFor runs every event due within d of virtual time, then moves the clock
+// to the end of that span.
+func (w *World) RunFor(d engine.Duration) {
+	end := w.sched.now + engine.Time(d)
+	for {
+		at, ok := w.sched.peek()
+		if !ok || at > end {
+			break
+		}
+		w.dispatch(w.sched.pop())
+	}
+	w.sched.advanceTo(end)
+}
+
+// dispatch carries out one scheduled item.
+func (w *World) dispatch(it item) {
+	switch it.kind {
+	case evDeliver:
+		w.handleDeliver(it)
+	case evCloseSeen:
+		w.handleCloseSeen(it)
+	case evOpen:
+		w.handleOpen(it)
+	case evTimer:
+		w.handleTimer(it)
+	case evRestart:
+		w.handleAutoRestart(it)
+	case evReconnect:
+		w.handleReconnect(it)
+	}
+}
