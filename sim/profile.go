@@ -49,7 +49,7 @@ func base(name, doc string) Profile {
 		LatencyMin: 1 * ms, LatencyMax: 5 * ms,
 		RestartMin: 100 * ms, RestartMax: 2000 * ms,
 		BackoffMin: 100 * ms, BackoffMax: 1000 * ms,
-		SlowExtra:   200 * ms,
+		SlowExtra: 200 * ms,
 	}
 }
 

@@ -138,7 +138,7 @@ type World struct {
 	sched  Scheduler
 	nodes  []*node
 	byName map[string]int32
-	conns  []*conn // conns[id-1]
+	conns  []*conn         // conns[id-1]
 	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
 	phase  phase
 	hist   model.History
