@@ -1,0 +1,283 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"time"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// BrokerOptions configures a broker driver.
+type BrokerOptions struct {
+	// Config is the engine broker's configuration.
+	Config engine.BrokerConfig
+	// Store keeps the broker's durable records; the driver restores the
+	// engine from it at start. Nil keeps nothing.
+	Store *Store
+	// Recorder receives the history (node "broker"); nil makes a new one.
+	Recorder *Recorder
+	// MsgID extracts the model's message id from a payload (default: the
+	// whole payload).
+	MsgID MsgIDFunc
+}
+
+// Broker serves an engine.Broker on a net.Listener: one event loop goroutine
+// owns the engine; one goroutine accepts connections and one per connection
+// reads bytes into the loop.
+type Broker struct {
+	opts BrokerOptions
+	rec  *Recorder
+	l    *loop
+	ln   net.Listener
+
+	// Owned by the loop goroutine.
+	eng    *engine.Broker
+	conns  map[engine.ConnID]*brokerConn
+	nextID engine.ConnID
+	failed error
+}
+
+// brokerConn is one client connection as the driver sees it.
+type brokerConn struct {
+	c      net.Conn
+	shadow *packet.Decoder // decodes received bytes for the history only
+	peer   string          // client id, once its CONNECT was decoded
+}
+
+// ServeBroker restores a broker from opts.Store and serves it on ln until
+// Close. The broker owns ln from here on.
+func ServeBroker(ln net.Listener, opts BrokerOptions) (*Broker, error) {
+	if ln == nil {
+		return nil, fmt.Errorf("%w: nil listener", ErrConfig)
+	}
+	if opts.MsgID == nil {
+		opts.MsgID = PayloadMsgID
+	}
+	rec := opts.Recorder
+	if rec == nil {
+		rec = NewRecorder()
+	}
+	var restored []engine.Record
+	if opts.Store != nil {
+		var err error
+		if restored, err = opts.Store.Records(); err != nil {
+			return nil, fmt.Errorf("live: restore broker: %w", err)
+		}
+	}
+	eng, err := engine.NewBroker(opts.Config, restored)
+	if err != nil {
+		return nil, err
+	}
+	b := &Broker{opts: opts, rec: rec, l: newLoop(), ln: ln, eng: eng, conns: map[engine.ConnID]*brokerConn{}}
+	if len(restored) > 0 {
+		rec.Add(model.Event{Kind: model.Restart, Time: int64(b.l.now()), Node: model.BrokerNode})
+	}
+	go b.l.run()
+	go b.accept()
+	return b, nil
+}
+
+// Addr is the listener's address.
+func (b *Broker) Addr() string { return b.ln.Addr().String() }
+
+// Recorder returns the recorder of the broker's history.
+func (b *Broker) Recorder() *Recorder { return b.rec }
+
+// Err reports the error that stopped the broker (a store failure), or nil.
+func (b *Broker) Err() error {
+	var err error
+	if !b.l.call(func() { err = b.failed }) {
+		return b.failed
+	}
+	return err
+}
+
+// Stats returns the engine's counters.
+func (b *Broker) Stats() engine.BrokerStats {
+	var s engine.BrokerStats
+	b.l.call(func() { s = b.eng.Stats() })
+	return s
+}
+
+// Close stops accepting, closes every connection and stops the loop. The
+// store keeps what the engine persisted: a new ServeBroker on the same store
+// is a reboot.
+func (b *Broker) Close() error {
+	err := b.ln.Close()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	b.l.call(func() {
+		b.closeAll()
+		b.l.stopAsync()
+	})
+	b.l.stop()
+	return err
+}
+
+func (b *Broker) closeAll() {
+	ids := make([]engine.ConnID, 0, len(b.conns))
+	for id := range b.conns {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		b.conns[id].c.Close()
+		delete(b.conns, id)
+	}
+}
+
+// accept hands every new connection to the loop.
+func (b *Broker) accept() {
+	for {
+		c, err := b.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		if !b.l.post(func() { b.opened(c) }) {
+			c.Close()
+			return
+		}
+	}
+}
+
+func (b *Broker) opened(c net.Conn) {
+	if b.failed != nil {
+		c.Close()
+		return
+	}
+	b.nextID++
+	id := b.nextID
+	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28)}
+	b.step(engine.ConnOpened{Conn: id})
+	go b.read(id, c)
+}
+
+func (b *Broker) read(id engine.ConnID, c net.Conn) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			data := append([]byte(nil), buf[:n]...)
+			if !b.l.post(func() { b.received(id, data) }) {
+				return
+			}
+		}
+		if err != nil {
+			c.Close()
+			b.l.post(func() { b.closed(id) })
+			return
+		}
+	}
+}
+
+func (b *Broker) received(id engine.ConnID, data []byte) {
+	bc := b.conns[id]
+	if bc == nil {
+		return
+	}
+	b.recordReceived(bc, data)
+	b.step(engine.BytesReceived{Conn: id, Data: data})
+}
+
+// recordReceived decodes a copy of the stream for the history; the peer is
+// named by its CONNECT's client id.
+func (b *Broker) recordReceived(bc *brokerConn, data []byte) {
+	if bc.shadow == nil {
+		return
+	}
+	bc.shadow.Feed(data)
+	for {
+		p, err := bc.shadow.Next()
+		if err != nil || p == nil {
+			if err != nil {
+				bc.shadow = nil
+			}
+			return
+		}
+		now := int64(b.l.now())
+		if cp, ok := p.(*packet.Connect); ok && bc.peer == "" {
+			bc.peer = cp.ClientID
+			b.rec.Add(model.Event{Kind: model.ConnOpened, Time: now, Node: model.BrokerNode, Peer: bc.peer})
+		}
+		b.rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: bc.peer, Packet: modelPacket(p, b.opts.MsgID)})
+	}
+}
+
+func (b *Broker) closed(id engine.ConnID) {
+	bc := b.conns[id]
+	if bc == nil {
+		return
+	}
+	delete(b.conns, id)
+	if bc.peer != "" {
+		b.rec.Add(model.Event{Kind: model.ConnClosed, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: bc.peer})
+	}
+	b.step(engine.ConnClosed{Conn: id})
+}
+
+func (b *Broker) fire(id engine.TimerID) { b.step(engine.TimerFired{Timer: id}) }
+
+// step feeds one event and carries its actions out in order.
+func (b *Broker) step(ev engine.Event) {
+	if b.failed != nil {
+		return
+	}
+	for _, a := range b.eng.Step(b.l.now(), ev) {
+		if b.failed != nil {
+			return // a store failure: nothing after it may take effect
+		}
+		b.do(a)
+	}
+}
+
+func (b *Broker) do(a engine.Action) {
+	switch a := a.(type) {
+	case engine.Send:
+		b.handleSend(a)
+	case engine.CloseConn:
+		if bc := b.conns[a.Conn]; bc != nil {
+			bc.c.Close() // the reader reports ConnClosed
+		}
+	case engine.Persist:
+		if b.opts.Store != nil {
+			if err := b.opts.Store.Apply(a); err != nil {
+				b.fail(err)
+			}
+		}
+	case engine.SetTimer:
+		b.l.setTimer(a.Timer, a.At, b.fire)
+	case engine.CancelTimer:
+		b.l.cancelTimer(a.Timer)
+	}
+}
+
+func (b *Broker) handleSend(a engine.Send) {
+	bc := b.conns[a.Conn]
+	if bc == nil {
+		return
+	}
+	_ = bc.c.SetWriteDeadline(time.Now().Add(IOTimeout))
+	if _, err := bc.c.Write(a.Data); err != nil {
+		bc.c.Close()
+		return
+	}
+	peer := bc.peer
+	if cp, ok := a.Packet.(*packet.Connack); ok && cp.Props.Present.Has(packet.PropAssignedClientID) && peer == "" {
+		peer = cp.Props.AssignedClientID
+	}
+	b.rec.Add(model.Event{Kind: model.Sent, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: peer, Packet: modelPacket(a.Packet, b.opts.MsgID)})
+}
+
+// fail stops the broker after a store failure, as a crashed process would.
+func (b *Broker) fail(err error) {
+	b.failed = err
+	b.rec.Add(model.Event{Kind: model.Failed, Time: int64(b.l.now()), Node: model.BrokerNode, Reason: err.Error()})
+	b.ln.Close()
+	b.closeAll()
+}

@@ -1,0 +1,108 @@
+package live
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Recorder collects a model.History from one or more drivers (a client and
+// its rebooted successor, or clients and a broker), in the order the events
+// took effect. It is safe for concurrent use.
+type Recorder struct {
+	mu      sync.Mutex
+	h       model.History
+	changed chan struct{} // closed and replaced on every Add
+}
+
+// NewRecorder returns an empty recorder.
+func NewRecorder() *Recorder { return &Recorder{changed: make(chan struct{})} }
+
+// Add appends an event.
+func (r *Recorder) Add(e model.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.h.Add(e)
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// History returns a copy of the history so far.
+func (r *Recorder) History() model.History {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return model.History{Events: append([]model.Event(nil), r.h.Events...)}
+}
+
+// Len returns the number of events so far.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.h.Events)
+}
+
+// Wait blocks until an event at index from or later satisfies ok and returns
+// its index, or returns the context's error.
+func (r *Recorder) Wait(ctx context.Context, from int, ok func(model.Event) bool) (int, error) {
+	seen := from
+	for {
+		r.mu.Lock()
+		for ; seen < len(r.h.Events); seen++ {
+			if ok(r.h.Events[seen]) {
+				r.mu.Unlock()
+				return seen, nil
+			}
+		}
+		ch := r.changed
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		}
+	}
+}
+
+// MsgIDFunc extracts the model's message id from a PUBLISH payload.
+type MsgIDFunc func(payload []byte) string
+
+// PayloadMsgID is the default MsgIDFunc: the whole payload is the id.
+func PayloadMsgID(payload []byte) string { return string(payload) }
+
+// modelPacket describes p in the model's vocabulary, copying every byte it
+// keeps (decoded packets alias the decoder's buffer).
+func modelPacket(p packet.Packet, msgID MsgIDFunc) model.Packet {
+	m := model.Packet{Type: uint8(p.Type())}
+	switch p := p.(type) {
+	case *packet.Connect:
+		m.Clean = p.CleanStart
+	case *packet.Connack:
+		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
+	case *packet.Publish:
+		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
+		m.Topic, m.Payload, m.Msg = string(p.Topic), string(p.Payload), msgID(p.Payload)
+	case *packet.Puback:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubrec:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubrel:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubcomp:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Subscribe:
+		m.ID = p.PacketID
+	case *packet.Suback:
+		m.ID = p.PacketID
+	case *packet.Unsubscribe:
+		m.ID = p.PacketID
+	case *packet.Unsuback:
+		m.ID = p.PacketID
+	case *packet.Disconnect:
+		m.Reason = uint8(p.Reason)
+	case *packet.Auth:
+		m.Reason = uint8(p.Reason)
+	}
+	return m
+}
