@@ -22,15 +22,23 @@ func TestFaultsOf(t *testing.T) {
 		sent("s1", BrokerNode, pkt(PUBREC, 2)).delivered("s1", "m1", 2).crash("s1", CrashAfterAction)
 	misc := base().ev(Event{Kind: StateLost, Node: "s1"}).ev(Event{Kind: Partition, Node: "p1"}).
 		crash(BrokerNode, CrashAfterAction).kind(LivenessStart)
+	// The sim records no ConnClosed: a second CONNECT shows the lost connection.
+	reconnect := newHB().sent("p1", BrokerNode, pkt(CONNECT, 0)).accepted("p1", "m1", 1).
+		sent("p1", BrokerNode, publish(1, 1, false, "m1")).sent("p1", BrokerNode, pkt(CONNECT, 0))
+	// A DISCONNECT ends the connection on purpose.
+	polite := newHB().sent("p1", BrokerNode, pkt(CONNECT, 0)).sent("p1", BrokerNode, pkt(DISCONNECT, 0)).
+		ev(Event{Kind: ConnClosed, Node: "p1", Peer: BrokerNode}).sent("p1", BrokerNode, pkt(CONNECT, 0))
 	cases := []struct {
 		name string
 		h    *hb
 		want Faults
 	}{
+		{name: "reconnect without ConnClosed", h: reconnect, want: Faults{PublisherConnLosses: 1, ConnLosses: 1}},
+		{name: "disconnect is no loss", h: polite, want: Faults{}},
 		{name: "calm", h: base().qos1("m1", 1, 1).liveness(), want: Faults{LivenessRan: true}},
 		{name: "publisher loses connection and crashes with unacked", h: pubLoss, want: Faults{
 			Crashes:          []CrashFault{{Step: len(pubLoss.h.Events) - 2, Node: "p1", Role: RolePublisher, Point: CrashBeforeAction}},
-			PublisherCrashes: 1, PublisherCrashesUnacked: 1, PublisherConnLosses: 1, PublisherRestarts: 1, ConnLosses: 2}},
+			PublisherCrashes: 1, PublisherCrashesUnacked: 1, PublisherConnLosses: 1, PublisherRestarts: 1, ConnLosses: 1}},
 		{name: "subscriber crash mid delivery", h: midDelivery, want: Faults{
 			Crashes:           []CrashFault{{Step: len(midDelivery.h.Events) - 1, Node: "s1", Role: RoleSubscriber, Point: CrashInCallbackPre}},
 			SubscriberCrashes: 1, SubscriberMidDelivery: 1, CallbackPreCrashes: 1}},

@@ -1,4 +1,75 @@
 // Package model is the abstract MQTT specification the lab checks runs
-// against. It imports no package of this project: the spec shares no code with
-// what it checks.
+// against. It imports no package of this project (only the standard
+// library): the spec shares no code with what it checks.
+//
+// # Contract
+//
+// A History (history.go) is what a run produced: packets Sent and Received
+// per node and peer, application events (Accepted, Acknowledged, Delivered,
+// Subscribed, ...), faults (Crash, Restart, StateLost, Partition) and the
+// liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
+// and the live TCP recorder both produce it. Check runs the nine invariant
+// checks and returns Violations sorted by step (the index in History.Events),
+// each with the node at fault and a readable reason citing the spec ids.
+// Checks are pure, deterministic, and linear in the history length apart from
+// NoLoss (messages × subscriptions).
+//
+// Assumptions about histories: the broker is named BrokerNode and clients
+// use their client ids as node and peer names; message ids (Msg) are unique
+// per history; a Delivered event is emitted once the application owns the
+// message; Subscribed is emitted when the SUBACK arrives; HadState is true
+// when the client holds a session (possibly empty) as it connects. Connection
+// boundaries are read from ConnOpened/ConnClosed when present, and otherwise
+// from CONNECT/CONNACK packets and crashes.
+//
+// # Invariants
+//
+//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber (judged after a liveness phase)
+//	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber; nothing delivered that was never accepted [MQTT-4.3.3-10]
+//	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
+//	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
+//	PacketIDUnique  no new packet reuses an id in flight in its direction [MQTT-2.2.1-3] [MQTT-2.2.1-4]
+//	SendQuota       v5 client unacked QoS>0 PUBLISHes <= broker Receive Maximum, per connection [MQTT-3.3.4-7] [MQTT-4.9.0-2]
+//	Order           first deliveries per publisher, topic and QoS follow accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6]
+//	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
+//	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5]
+//
+// # Promises
+//
+// Promises(policy, FaultsOf(history)) is the set of invariants the
+// configuration guarantees under the faults that happened; CheckPromised
+// reports only their violations. The fixed engine (FixedPolicy) must show no
+// promised violation under any faults; each legacy knob must show violations
+// of the invariants it gives up. Every invariant is promised except:
+//
+//	policy                        | faults (see Faults)                                   | not promised
+//	------------------------------|-------------------------------------------------------|---------------------------------------------
+//	Retransmit=None               | a publisher crashed or lost its connection with unacked messages | NoLoss
+//	Retransmit=None               | a publisher lost its connection with unacked messages | PacketIDUnique (it forgets its in-flight ids)
+//	Retransmit=None or Memory     | a publisher crashed with unacked messages             | NoLoss
+//	Retransmit=None or Memory     | any publisher crash                                   | PacketIDUnique, Order
+//	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss
+//	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce
+//	any                           | a subscriber lost its QoS2 state (StateLost)          | QoS2ExactlyOnce
+//	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
+//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss
+//	any                           | any                                                   | SendQuota and SessionPresent always promised
+//
+// Why: without a store the client cannot resend (coreMQTT before the seed's
+// hooks) and frees the ids; a memory store survives reconnects but not
+// reboots; acking before the callback loses the message when the subscriber
+// dies between the ack and the app's write (mosquitto #2884); volatile QoS2
+// state forgets delivered ids, so the broker's resent PUBLISH is delivered
+// again; even durable state leaves the window between the app's durable
+// write and the engine's persisted PUBREC; a broker that loses or rolls back
+// state loses queued messages, re-forwards QoS2 messages, and may resend or
+// reuse ids it forgot; an unknown PUBREL or PUBREC — which any lost
+// connection can produce when a PUBCOMP is lost and the PUBREL resent — fails
+// a legacy receiver for good (coreMQTT #271), so it answers nothing, gets
+// stuck and delivers nothing more.
+//
+// Mutations of the fixes (engine.Mutation) are deliberately not part of
+// Policy: a mutated fixed engine keeps its promises on paper, so the checks
+// catch the mutation as a promised violation.
 package model

@@ -28,7 +28,7 @@ type Faults struct {
 
 	PublisherCrashes        int // crashes of publisher nodes
 	PublisherCrashesUnacked int // ... while holding an Accepted QoS>=1 message not yet Acknowledged
-	PublisherConnLosses     int // ConnClosed seen by a publisher holding an unacked message
+	PublisherConnLosses     int // lost connections of a publisher holding an unacked message
 	PublisherRestarts       int // Restart events of publisher nodes
 
 	SubscriberCrashes     int  // crashes of subscriber nodes
@@ -75,9 +75,14 @@ type faultScan struct {
 	qos2ID     map[string]map[string]uint16 // node -> msg -> id of its last received QoS2 PUBLISH
 	pubrecSent map[string]map[uint16]bool   // node -> id -> PUBREC sent since that PUBLISH
 	window     map[string]map[uint16]bool   // node -> ids delivered, PUBREC not yet sent
+	connects   map[string]bool              // node -> sent a CONNECT whose connection has not been seen to end
 }
 
-// FaultsOf derives the faults of a history.
+// FaultsOf derives the faults of a history. A lost connection is a client's
+// ConnClosed after its CONNECT (without a DISCONNECT it sent first), a
+// client's CONNECT while its previous connection was never seen to end
+// (the broker's side of a connection is not counted again). A crash ends the node's connection without counting as
+// a connection loss of its own.
 func FaultsOf(h History) Faults {
 	s := faultScan{
 		roles:      Roles(h),
@@ -86,6 +91,7 @@ func FaultsOf(h History) Faults {
 		qos2ID:     map[string]map[string]uint16{},
 		pubrecSent: map[string]map[uint16]bool{},
 		window:     map[string]map[uint16]bool{},
+		connects:   map[string]bool{},
 	}
 	var f Faults
 	for i := range h.Events {
@@ -106,9 +112,17 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 	case Received:
 		s.received(e)
 	case Sent:
-		if e.Packet.Type == PUBREC {
+		switch e.Packet.Type {
+		case PUBREC:
 			delete(s.window[e.Node], e.Packet.ID)
 			innerID(s.pubrecSent, e.Node)[e.Packet.ID] = true
+		case CONNECT:
+			if s.connects[e.Node] {
+				s.connLost(f, e.Node, role) // a reconnect: the last connection ended unseen
+			}
+			s.connects[e.Node] = true
+		case DISCONNECT:
+			delete(s.connects, e.Node)
 		}
 	case Delivered:
 		s.delivered(e)
@@ -126,15 +140,23 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 	case Partition:
 		f.Partitions++
 	case ConnClosed:
-		f.ConnLosses++
-		if role&RoleSubscriber != 0 {
-			f.SubscriberConnLosses++
+		if s.connects[e.Node] {
+			s.connLost(f, e.Node, role)
 		}
-		if role&RolePublisher != 0 && len(s.unacked[e.Node]) > 0 {
-			f.PublisherConnLosses++
-		}
+		delete(s.connects, e.Node)
 	case LivenessStart:
 		f.LivenessRan = true
+	}
+}
+
+// connLost counts the end of a connection of node.
+func (s *faultScan) connLost(f *Faults, node string, role Role) {
+	f.ConnLosses++
+	if role&RoleSubscriber != 0 {
+		f.SubscriberConnLosses++
+	}
+	if role&RolePublisher != 0 && len(s.unacked[node]) > 0 {
+		f.PublisherConnLosses++
 	}
 }
 
@@ -192,9 +214,11 @@ func (s *faultScan) crash(f *Faults, i int, e *Event, role Role) {
 	if len(s.window[e.Node]) > 0 {
 		f.QoS2WindowCrashes++
 	}
-	// A crash ends every in-progress delivery and window of the node.
+	// A crash ends every in-progress delivery and window of the node, and
+	// its connection (counted as lost only through ConnClosed).
 	delete(s.undeliv, e.Node)
 	delete(s.window, e.Node)
+	delete(s.connects, e.Node)
 }
 
 // inner returns m[k], creating it if needed.

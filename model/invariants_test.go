@@ -118,6 +118,7 @@ func TestInvariantPubrelAnswered(t *testing.T) {
 		{name: "unanswered", h: unanswered.clone().liveness(), violate: true, reason: "PUBREL id 3 from broker never answered"},
 		{name: "unanswered, no liveness phase", h: unanswered},
 		{name: "connection closed first", h: excused.clone().liveness()},
+		{name: "reconnected (CONNECT) first", h: unanswered.clone().sent("s1", BrokerNode, pkt(CONNECT, 0)).liveness()},
 		{name: "resent after reconnect, unanswered", h: resent.clone().liveness(), violate: true, reason: "never answered"},
 		{name: "resent after reconnect, answered", h: resent.xfer("s1", BrokerNode, pkt(PUBCOMP, 3)).liveness()},
 	})
@@ -174,6 +175,14 @@ func TestInvariantSendQuota(t *testing.T) {
 			recv("p1", BrokerNode, pkt(PUBREC, 1)).sent("p1", BrokerNode, publish(2, 2, false, "b")), violate: true, reason: "Receive Maximum 1"},
 		{name: "v3.1.1 has no quota", h: three(v311, false)},
 		{name: "quota is per connection", h: perConn},
+		{name: "a CONNECT starts a new quota", h: newHB().connectRM("p1", false, false, 1).sent("p1", BrokerNode, publish(1, 1, false, "a")).
+			sent("p1", BrokerNode, pkt(CONNECT, 0)).sent("p1", BrokerNode, publish(1, 1, true, "a")).
+			ev(Event{Kind: Connected, Node: "p1", SessionPresent: true, HadState: true, Version: 5, ReceiveMax: 1})},
+		{name: "resends before CONNACK over quota", h: newHB().connectRM("p1", false, false, 2).sent("p1", BrokerNode, publish(1, 1, false, "a")).
+			sent("p1", BrokerNode, publish(2, 1, false, "b")).sent("p1", BrokerNode, pkt(CONNECT, 0)).
+			sent("p1", BrokerNode, publish(1, 1, true, "a")).sent("p1", BrokerNode, publish(2, 1, true, "b")).
+			ev(Event{Kind: Connected, Node: "p1", SessionPresent: true, HadState: true, Version: 5, ReceiveMax: 1}),
+			violate: true, reason: "before CONNACK"},
 	})
 }
 
@@ -217,7 +226,7 @@ func TestInvariantNoStuck(t *testing.T) {
 
 func TestInvariantSessionPresent(t *testing.T) {
 	cleanSP := newHB().opened("s1").ev(Event{Kind: Connected, Node: "s1", CleanStart: true, SessionPresent: true})
-	stateless := func() *hb { return newHB().connect("s1", true, false) }
+	stateless := func() *hb { return newHB().connect("p1", false, false).closed("p1").connect("s1", true, false) }
 	withState := func() *hb {
 		b := base().accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1"))
 		return b.xfer(BrokerNode, "p1", pkt(PUBREC, 1)).closed("p1")

@@ -8,8 +8,8 @@ import (
 // CheckPubrelAnswered checks invariant 4: every PUBREL a node receives is
 // answered by a PUBCOMP with the same id, sent by that node to the same peer
 // while the connection stays open [MQTT-4.3.3-11] (v3.1.1 [MQTT-4.3.3-2]).
-// The end of the connection (ConnClosed, ConnOpened, a crash of the node)
-// excuses a pending answer: the sender resends the PUBREL after reconnecting
+// The end of the connection (ConnClosed, ConnOpened, a crash of the node, or
+// the node sending CONNECT/CONNACK for a new connection) excuses a pending answer: the sender resends the PUBREL after reconnecting
 // and that one must be answered. Unanswered PUBRELs left at the end of the
 // history are violations only if the liveness phase ran (the world had time
 // to answer); they are reported at the step the PUBREL was received.
@@ -29,8 +29,11 @@ func CheckPubrelAnswered(h *History) []Violation {
 				}
 			}
 		case Sent:
-			if e.Packet.Type == PUBCOMP {
+			switch e.Packet.Type {
+			case PUBCOMP:
 				delete(pending[dir{e.Node, e.Peer}], e.Packet.ID)
+			case CONNECT, CONNACK: // a new connection: the old one ended
+				delete(pending, dir{e.Node, e.Peer})
 			}
 		case ConnClosed, ConnOpened:
 			delete(pending, dir{e.Node, peerOf(e)})

@@ -18,7 +18,8 @@ type quotaConn struct {
 // that connection's CONNACK (Connected.ReceiveMax; 0 means absent, 65535)
 // [MQTT-3.3.4-7] [MQTT-4.9.0-2]. The quota is per connection: PUBLISHes sent
 // on an earlier connection count only once resent on this one
-// [MQTT-4.9.0-1]. The broker->client direction is not checked: histories do
+// [MQTT-4.9.0-1]; a new connection starts at ConnOpened, ConnClosed, a crash
+// or the client's CONNECT. The broker->client direction is not checked: histories do
 // not carry the client's Receive Maximum.
 func CheckSendQuota(h *History) []Violation {
 	conns := map[string]*quotaConn{}
@@ -40,13 +41,13 @@ func CheckSendQuota(h *History) []Violation {
 		case ConnOpened, ConnClosed, Crash:
 			conns[e.Node] = &quotaConn{unacked: map[uint16]bool{}}
 		case Connected:
-			c := get(e.Node)
-			c.v5, c.limit = e.Version == 5, int(e.ReceiveMax)
-			if c.limit == 0 {
-				c.limit = maxReceiveMax
+			if v := quotaConnected(get(e.Node), i, e); v != nil {
+				out = append(out, *v)
 			}
 		case Sent:
-			if v := quotaSent(get(e.Node), i, e); v != nil {
+			if e.Packet.Type == CONNECT {
+				conns[e.Node] = &quotaConn{unacked: map[uint16]bool{}}
+			} else if v := quotaSent(get(e.Node), i, e); v != nil {
 				out = append(out, *v)
 			}
 		case Received:
@@ -54,6 +55,21 @@ func CheckSendQuota(h *History) []Violation {
 		}
 	}
 	return out
+}
+
+// quotaConnected learns the connection's version and Receive Maximum, and
+// judges the PUBLISHes already sent on it (resends may precede Connected).
+func quotaConnected(c *quotaConn, i int, e *Event) *Violation {
+	c.v5, c.limit = e.Version == 5, int(e.ReceiveMax)
+	if c.limit == 0 {
+		c.limit = maxReceiveMax
+	}
+	if !c.v5 || len(c.unacked) <= c.limit {
+		return nil
+	}
+	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
+		Reason: fmt.Sprintf("%d unacknowledged QoS>0 PUBLISHes sent before CONNACK on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
+			len(c.unacked), c.limit)}
 }
 
 // quotaSent counts a QoS>0 PUBLISH and reports the quota overrun it causes.

@@ -7,7 +7,9 @@ import "fmt"
 //     (v3.1.1 [MQTT-3.2.2-1]);
 //   - a client that gets Session Present=1 while it holds no session
 //     (Connected.HadState=false) closes the connection: it sends nothing
-//     but DISCONNECT before the connection ends [MQTT-3.2.2-4];
+//     but DISCONNECT before the connection ends [MQTT-3.2.2-4] (a connection
+//     still open at the end of the history counts only when the history
+//     records ConnClosed events);
 //   - after a CONNACK with Session Present=0 neither side resends anything
 //     of the old session on that connection: no PUBLISH with DUP=1 and no
 //     PUBREL except in answer to a PUBREC received on it [MQTT-3.2.2-5]
@@ -30,6 +32,9 @@ func CheckSessionPresent(h *History) []Violation {
 				mustClose[e.Node] = i
 			}
 		case Sent:
+			if e.Packet.Type == CONNECT {
+				delete(mustClose, e.Node) // a new connection: the old one was closed
+			}
 			if at, ok := mustClose[e.Node]; ok && e.Packet.Type != DISCONNECT {
 				add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
 					packetName(e.Packet.Type), at))
@@ -42,6 +47,9 @@ func CheckSessionPresent(h *History) []Violation {
 			delete(mustClose, e.Node)
 		}
 		t.update(i, e)
+	}
+	if !hasKind(h, ConnClosed) {
+		return out // the history does not record connection ends
 	}
 	for _, node := range sortedKeys(mustClose) {
 		add(mustClose[node], node, "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
