@@ -71,14 +71,16 @@ type Client struct {
 	acts []Action
 	wbuf []byte // this Step's encoding arena; a fresh one every Step
 
-	state      clientConnState
-	conn       ConnID
-	dec        *packet.Decoder
-	connectCmd CmdID
-	clean      bool // Clean Start of the current attempt
-	forceClean bool // the next Connect must start clean ([MQTT-3.2.2-4] close)
-	hasSession bool // the client holds a session (connected before, or restored)
-	marker     bool // the durable "session" record is stored
+	state          clientConnState
+	conn           ConnID
+	dec            *packet.Decoder
+	connectCmd     CmdID
+	connectPending bool  // connectCmd awaits its Complete
+	timers         uint8 // bit n: timer n is armed
+	clean          bool  // Clean Start of the current attempt
+	forceClean     bool  // the next Connect must start clean ([MQTT-3.2.2-4] close)
+	hasSession     bool  // the client holds a session (connected before, or restored)
+	marker         bool  // the durable "session" record is stored
 
 	keepAlive Duration // effective keep alive, 0 = off
 	lastSend  Time

@@ -12,7 +12,7 @@ func (c *Client) handleConnectCmd(e Connect) {
 		c.complete(e.Cmd, Failed, ErrClientBusy)
 		return
 	}
-	c.connectCmd = e.Cmd
+	c.connectCmd, c.connectPending = e.Cmd, true
 	c.clean = e.CleanStart || c.cfg.CleanStart || c.forceClean
 	c.state = csDialing
 	c.emit(Dial{})
@@ -34,7 +34,7 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 	if !c.send(c.connectPacket()) {
 		return
 	}
-	c.emit(SetTimer{Timer: ctConnack, At: c.now + Time(c.cfg.ConnackTimeout)})
+	c.setTimer(ctConnack, c.now+Time(c.cfg.ConnackTimeout))
 }
 
 // connectPacket builds CONNECT from the config. The client announces no
@@ -65,12 +65,12 @@ func (c *Client) handleConnack(p *packet.Connack) {
 		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.0-2", "second CONNACK"))
 		return
 	}
-	c.emit(CancelTimer{Timer: ctConnack})
+	c.cancelTimer(ctConnack)
 	if p.Reason != 0 {
 		// [MQTT-3.2.2-7] [MQTT-4.13.2-1] a refused connection is closed.
 		err := fmt.Errorf("%w: CONNACK reason %#02x", ErrClientRefused, byte(p.Reason))
 		c.emit(Complete{Cmd: c.connectCmd, Result: Failed, Err: err, Reasons: []packet.ReasonCode{p.Reason}})
-		c.connectCmd = 0
+		c.connectPending = false
 		c.closeConn(err)
 		return
 	}
@@ -94,7 +94,7 @@ func (c *Client) handleConnack(p *packet.Connack) {
 	c.storeMarker()
 	c.applyConnackProps(p)
 	c.emit(Complete{Cmd: c.connectCmd, Result: Acknowledged, Reasons: []packet.ReasonCode{p.Reason}, Session: p.SessionPresent})
-	c.connectCmd = 0
+	c.connectPending = false
 	if p.SessionPresent {
 		c.resendSession() // [MQTT-4.4.0-1]
 	} else {
@@ -120,7 +120,7 @@ func (c *Client) applyConnackProps(p *packet.Connack) {
 	c.lastSend = c.now
 	c.pingOut = false
 	if c.keepAlive > 0 {
-		c.emit(SetTimer{Timer: ctKeepAlive, At: c.now + Time(c.keepAlive)})
+		c.setTimer(ctKeepAlive, c.now+Time(c.keepAlive))
 	}
 }
 
@@ -159,15 +159,13 @@ func (c *Client) connLost(err error) {
 	if err == nil {
 		err = ErrClientConnLost
 	}
-	if c.state == csConnecting || c.state == csDialing {
+	if c.connectPending {
 		c.complete(c.connectCmd, Failed, err)
-		c.connectCmd = 0
+		c.connectPending = false
 	}
-	if c.state == csConnected || c.state == csConnecting {
-		c.emit(CancelTimer{Timer: ctKeepAlive})
-		c.emit(CancelTimer{Timer: ctPing})
-		c.emit(CancelTimer{Timer: ctConnack})
-	}
+	c.cancelTimer(ctKeepAlive)
+	c.cancelTimer(ctPing)
+	c.cancelTimer(ctConnack)
 	c.state = csIdle
 	c.dec = nil
 	c.pingOut = false
@@ -176,8 +174,25 @@ func (c *Client) connLost(err error) {
 	c.in.connLost()
 }
 
+// setTimer arms (or moves) one of the client's timers.
+func (c *Client) setTimer(id TimerID, at Time) {
+	c.timers |= 1 << id
+	c.emit(SetTimer{Timer: id, At: at})
+}
+
+// cancelTimer cancels an armed timer; an unarmed one needs no action.
+func (c *Client) cancelTimer(id TimerID) {
+	if c.timers&(1<<id) != 0 {
+		c.timers &^= 1 << id
+		c.emit(CancelTimer{Timer: id})
+	}
+}
+
 // handleTimer dispatches a fired timer.
 func (c *Client) handleTimer(e TimerFired) {
+	if e.Timer < 8 {
+		c.timers &^= 1 << e.Timer
+	}
 	switch e.Timer {
 	case ctKeepAlive:
 		c.keepAliveFired()
@@ -200,7 +215,7 @@ func (c *Client) keepAliveFired() {
 	}
 	due := c.lastSend + Time(c.keepAlive)
 	if c.now < due {
-		c.emit(SetTimer{Timer: ctKeepAlive, At: due})
+		c.setTimer(ctKeepAlive, due)
 		return
 	}
 	if !c.pingOut {
@@ -208,16 +223,16 @@ func (c *Client) keepAliveFired() {
 			return
 		}
 		c.pingOut = true
-		c.emit(SetTimer{Timer: ctPing, At: c.now + Time(c.cfg.PingTimeout)})
+		c.setTimer(ctPing, c.now+Time(c.cfg.PingTimeout))
 	}
-	c.emit(SetTimer{Timer: ctKeepAlive, At: c.now + Time(c.keepAlive)})
+	c.setTimer(ctKeepAlive, c.now+Time(c.keepAlive))
 }
 
 // handlePingresp ends the PINGRESP wait.
 func (c *Client) handlePingresp() {
 	if c.pingOut {
 		c.pingOut = false
-		c.emit(CancelTimer{Timer: ctPing})
+		c.cancelTimer(ctPing)
 	}
 }
 
