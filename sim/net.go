@@ -206,6 +206,7 @@ func (w *World) handleOpen(it item) {
 		c.alive[sideBroker] = true
 		c.inc[sideBroker] = b.inc
 		c.open[sideBroker] = true
+		w.connEvent(model.ConnOpened, c, sideBroker)
 		w.step(b, engine.ConnOpened{Conn: c.id})
 		w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evOpen, conn: it.conn, side: sideClient})
 		return
@@ -215,6 +216,7 @@ func (w *World) handleOpen(it item) {
 		return
 	}
 	c.open[sideClient] = true
+	w.connEvent(model.ConnOpened, c, sideClient)
 	w.step(n, engine.ConnOpened{Conn: c.id})
 }
 
@@ -402,6 +404,9 @@ func (w *World) handleCloseConn(n *node, a engine.CloseConn) {
 // closeSide closes one side and tells the peer after the data in flight.
 func (w *World) closeSide(c *conn, side uint8) {
 	c.alive[side] = false
+	if c.open[side] {
+		w.connEvent(model.ConnClosed, c, side)
+	}
 	peer := peerOf(side)
 	if side == sideClient {
 		w.clientConnLost(w.nodes[c.client], c)
@@ -433,6 +438,9 @@ func (w *World) handleCloseSeen(it item) {
 	n := w.nodeOf(c, side)
 	if !n.up || n.inc != c.inc[side] {
 		return
+	}
+	if c.open[side] {
+		w.connEvent(model.ConnClosed, c, side)
 	}
 	w.step(n, engine.ConnClosed{Conn: c.id})
 	if side == sideClient {
@@ -479,4 +487,9 @@ func (w *World) heal(n *node) {
 		}
 	}
 	w.unpark()
+}
+
+// connEvent records that one side of c saw it open or close.
+func (w *World) connEvent(k model.Kind, c *conn, side uint8) {
+	w.hist.Add(model.Event{Kind: k, Time: int64(w.sched.now), Node: w.nodeOf(c, side).name, Peer: w.nodeOf(c, peerOf(side)).name})
 }

@@ -112,3 +112,32 @@ func (p Profile) resolve(r *Rand) Profile {
 	p.LatencyMax = p.LatencyMin + r.Between(0, int64(50*ms))
 	return p
 }
+
+// Validate reports the first out-of-range field of a profile.
+func (p Profile) Validate() error {
+	ppm := []struct {
+		name string
+		v    int
+	}{{"ChunkPPM", p.ChunkPPM}, {"ResetPPM", p.ResetPPM}, {"HalfOpenPPM", p.HalfOpenPPM},
+		{"PartitionPPM", p.PartitionPPM}, {"SlowPPM", p.SlowPPM}, {"CrashPPM", p.CrashPPM},
+		{"StateLossPPM", p.StateLossPPM}, {"CrashPointPPM", p.CrashPointPPM},
+		{"LoseUnsyncedPPM", p.LoseUnsyncedPPM}, {"TornPPM", p.TornPPM}}
+	for _, f := range ppm {
+		if f.v < 0 || f.v > 1_000_000 {
+			return fmt.Errorf("profile %s: %s %d is outside 0..1000000", p.Name, f.name, f.v)
+		}
+	}
+	spans := []struct {
+		name   string
+		lo, hi engine.Duration
+	}{{"Latency", p.LatencyMin, p.LatencyMax}, {"Restart", p.RestartMin, p.RestartMax}, {"Backoff", p.BackoffMin, p.BackoffMax}}
+	for _, s := range spans {
+		if s.lo < 0 || s.hi < s.lo {
+			return fmt.Errorf("profile %s: %sMin %d and %sMax %d are not 0 <= min <= max", p.Name, s.name, s.lo, s.name, s.hi)
+		}
+	}
+	if p.SlowExtra < 0 {
+		return fmt.Errorf("profile %s: SlowExtra %d is negative", p.Name, p.SlowExtra)
+	}
+	return nil
+}

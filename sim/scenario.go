@@ -52,9 +52,8 @@ func Generate(cfg Config) (Plan, error) {
 		return Plan{}, err
 	}
 	pr, plan, _ := cfg.streams()
-	prof, _ := ProfileByName(cfg.Profile)
 	scen, _ := ScenarioByName(cfg.Scenario)
-	g := &planGen{r: plan, prof: prof.resolve(pr), scen: scen, down: map[string]bool{}, cut: map[string]bool{}}
+	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, down: map[string]bool{}, cut: map[string]bool{}}
 	scen.gen(g)
 	g.flushAll()
 	return Plan{Header: HeaderOf(cfg), Ops: g.ops}, nil

@@ -34,6 +34,9 @@ type Config struct {
 	Seed     uint64
 	Source   Source        // optional: overrides the PCG of Seed for every draw
 	Profile  string        // fault profile; default "calm"
+	// Custom, when set, replaces the named profile's probabilities and
+	// timings (swarm's are still drawn when Custom.Name is "swarm").
+	Custom *Profile
 	Preset   engine.Preset // engine policies; default the preset named "fixed"
 	Version  uint8         // MQTT protocol level, 4 or 5; default 5
 	Scenario string        // default "standard"
@@ -94,6 +97,11 @@ func (c Config) withDefaults() (Config, error) {
 	if _, err := ProfileByName(c.Profile); err != nil {
 		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	if c.Custom != nil {
+		if err := c.Custom.Validate(); err != nil {
+			return c, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+	}
 	if _, err := ScenarioByName(c.Scenario); err != nil {
 		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -108,6 +116,15 @@ func (c Config) withDefaults() (Config, error) {
 		c.factory = defaultFactory
 	}
 	return c, nil
+}
+
+// profile returns the unresolved profile of a validated config.
+func (c Config) profile() Profile {
+	if c.Custom != nil {
+		return *c.Custom
+	}
+	p, _ := ProfileByName(c.Profile)
+	return p
 }
 
 // streams returns the three draw streams of a config: profile, plan and run.
@@ -157,7 +174,7 @@ func New(cfg Config) (*World, error) {
 		return nil, err
 	}
 	pr, _, run := cfg.streams()
-	prof, _ := ProfileByName(cfg.Profile)
+	prof := cfg.profile()
 	scen, _ := ScenarioByName(cfg.Scenario)
 	w := &World{
 		cfg: cfg, prof: prof.resolve(pr), scen: scen, rnd: run,
