@@ -369,6 +369,38 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 		cfg.InflightWindow = uint16(atoi(m, "window"))
 	}
 	cfg.CleanStart = m["clean"] == "1"
+	knobs := map[string]func(string) bool{
+		"retransmit": func(v string) bool {
+			r, ok := map[string]RetransmitStore{"none": LegacyRetransmitNone, "memory": RetransmitMemory, "durable": RetransmitDurable}[v]
+			cfg.Policy.Retransmit = r
+			return ok
+		},
+		"pubrel": func(v string) bool {
+			u, ok := map[string]UnknownAck{"fail": LegacyUnknownAckFail, "answer": UnknownAckAnswer}[v]
+			cfg.Policy.UnknownPubrel = u
+			return ok
+		},
+		"pubrec": func(v string) bool {
+			u, ok := map[string]UnknownAck{"fail": LegacyUnknownAckFail, "answer": UnknownAckAnswer}[v]
+			cfg.Policy.UnknownPubrec = u
+			return ok
+		},
+		"ackorder": func(v string) bool {
+			a, ok := map[string]AckOrder{"before": LegacyAckBeforeCallback, "after": AckAfterCallback}[v]
+			cfg.Policy.AckOrder = a
+			return ok
+		},
+		"qos2": func(v string) bool {
+			q, ok := map[string]QoS2State{"volatile": LegacyQoS2Volatile, "durable": QoS2Durable}[v]
+			cfg.Policy.IncomingQoS2 = q
+			return ok
+		},
+	}
+	for k, set := range knobs {
+		if v, ok := m[k]; ok && !set(v) {
+			return ClientConfig{}, fmt.Errorf("bad %s=%s", k, v)
+		}
+	}
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
 		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel}
 	if v, ok := m["mut"]; ok {
