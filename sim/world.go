@@ -31,12 +31,12 @@ func (m CrashMode) Exhaustive() bool { return m.K > 0 }
 // Config configures a world. The zero value of an optional field takes the
 // default named on it.
 type Config struct {
-	Seed     uint64
-	Source   Source        // optional: overrides the PCG of Seed for every draw
-	Profile  string        // fault profile; default "calm"
+	Seed    uint64
+	Source  Source // optional: overrides the PCG of Seed for every draw
+	Profile string // fault profile; default "calm"
 	// Custom, when set, replaces the named profile's probabilities and
 	// timings (swarm's are still drawn when Custom.Name is "swarm").
-	Custom *Profile
+	Custom   *Profile
 	Preset   engine.Preset // engine policies; default the preset named "fixed"
 	Version  uint8         // MQTT protocol level, 4 or 5; default 5
 	Scenario string        // default "standard"
