@@ -283,30 +283,42 @@ func (s *stream) lastSegEnd(start uint64) uint64 {
 func (w *World) networkFault(c *conn) bool {
 	switch {
 	case w.rnd.PPM(w.prof.ResetPPM):
-		w.stats.Faults["reset"]++
-		w.traceConn(c, "reset")
-		c.reset = true
-		c.dir[0].drop()
-		c.dir[1].drop()
-		for side := uint8(0); side < 2; side++ {
-			if c.alive[side] {
-				w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evCloseSeen, conn: uint64(c.id), side: side, id: 1})
-			}
-		}
+		w.reset(c)
 		return true
 	case w.rnd.PPM(w.prof.HalfOpenPPM):
-		w.stats.Faults["half-open"]++
-		w.traceConn(c, "half-open")
-		c.blackhole = true
-		c.dir[0].drop()
-		c.dir[1].drop()
-		told := uint8(w.rnd.IntN(2))
-		if c.alive[told] {
-			w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evCloseSeen, conn: uint64(c.id), side: told, id: 1})
-		}
+		w.halfOpen(c, uint8(w.rnd.IntN(2)))
 		return true
 	}
 	return false
+}
+
+// reset kills c: bytes in flight are lost and each side learns on its own
+// time.
+func (w *World) reset(c *conn) {
+	w.stats.Faults["reset"]++
+	w.traceConn(c, "reset")
+	c.reset = true
+	c.dir[0].drop()
+	c.dir[1].drop()
+	for side := uint8(0); side < 2; side++ {
+		if c.alive[side] {
+			w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evCloseSeen, conn: uint64(c.id), side: side, id: 1})
+		}
+	}
+}
+
+// halfOpen makes c silent: bytes vanish both ways; side told (0 or 1) is
+// told the connection closed, the other (or both, with told >= 2) only finds
+// out through keep-alive.
+func (w *World) halfOpen(c *conn, told uint8) {
+	w.stats.Faults["half-open"]++
+	w.traceConn(c, "half-open")
+	c.blackhole = true
+	c.dir[0].drop()
+	c.dir[1].drop()
+	if told < 2 && c.alive[told] {
+		w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evCloseSeen, conn: uint64(c.id), side: told, id: 1})
+	}
 }
 
 // traceConn writes a connection-level trace line.
