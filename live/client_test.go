@@ -112,6 +112,13 @@ func count(h model.History, node string, k model.Kind, ok func(model.Event) bool
 	return len(events(h, 0, node, k, ok))
 }
 
+// phase marks the history: LivenessStart when the test's faults are over,
+// Quiescent once everything it waited for has settled. With both, the model
+// also judges no-loss and no-stuck.
+func phase(rec *live.Recorder, k model.Kind) {
+	rec.Add(model.Event{Kind: k, Time: time.Now().UnixNano()})
+}
+
 // checkModel runs the model over a real run's history: a run against a
 // compliant broker with the fixed preset must violate nothing.
 func checkModel(t *testing.T, rec *live.Recorder) {
@@ -165,33 +172,7 @@ func kindName(k model.Kind) string {
 func TestClientMosquittoPubSub(t *testing.T) {
 	for _, v := range versions {
 		t.Run("v"+v.String(), func(t *testing.T) {
-			b := mosquittotest.Start(t, mosquittotest.Options{})
-			rec := live.NewRecorder()
-			sub := runClient(t, live.ClientOptions{Addr: b.Addr, Config: clientConfig(t, "sub", v), Recorder: rec})
-			connect(t, sub, false, false)
-			codes, err := sub.Subscribe(ctx(t), packet.Subscription{Filter: "t/#", QoS: 2})
-			if err != nil || !slices.Equal(codes, []packet.ReasonCode{packet.GrantedQoS2}) {
-				t.Fatalf("subscribe: codes %v err %v", codes, err)
-			}
-			pub := runClient(t, live.ClientOptions{Addr: b.Addr, Config: clientConfig(t, "pub", v), Recorder: rec})
-			connect(t, pub, false, false)
-			for q := packet.QoS(0); q <= 2; q++ {
-				if err := pub.Publish(ctx(t), fmt.Sprintf("t/%d", q), []byte(fmt.Sprintf("m%d", q)), q, false); err != nil {
-					t.Fatalf("publish QoS %d: %v", q, err)
-				}
-			}
-			waitFor(t, rec, 0, "sub", model.Delivered, "m2", msgIs("m2"))
-			if err := sub.Unsubscribe(ctx(t), "t/#"); err != nil {
-				t.Fatalf("unsubscribe: %v", err)
-			}
-			if err := pub.Publish(ctx(t), "t/late", []byte("late"), 1, false); err != nil {
-				t.Fatalf("publish after unsubscribe: %v", err)
-			}
-			for _, c := range []*live.Client{pub, sub} {
-				if err := c.Disconnect(ctx(t)); err != nil {
-					t.Fatalf("disconnect: %v", err)
-				}
-			}
+			rec := pubSubRun(t, v)
 			h := rec.History()
 			if got, want := deliveredMsgs(h, "sub"), []string{"m0@0", "m1@1", "m2@2"}; !slices.Equal(got, want) {
 				t.Fatalf("delivered %q, want %q\n%s", got, want, dump(h))
@@ -200,6 +181,84 @@ func TestClientMosquittoPubSub(t *testing.T) {
 				t.Errorf("%d publishes acknowledged, want 3 (QoS 1, 2 and the late one)", n)
 			}
 			checkModel(t, rec)
+		})
+	}
+}
+
+// pubSubRun publishes m0, m1, m2 at QoS 0, 1, 2 from our client to our
+// client through mosquitto, then "late" after the subscriber unsubscribed.
+func pubSubRun(t *testing.T, v packet.Version) *live.Recorder {
+	b := mosquittotest.Start(t, mosquittotest.Options{})
+	rec := live.NewRecorder()
+	phase(rec, model.LivenessStart) // no faults in this run
+	sub := runClient(t, live.ClientOptions{Addr: b.Addr, Config: clientConfig(t, "sub", v), Recorder: rec})
+	connect(t, sub, false, false)
+	codes, err := sub.Subscribe(ctx(t), packet.Subscription{Filter: "t/#", QoS: 2})
+	if err != nil || !slices.Equal(codes, []packet.ReasonCode{packet.GrantedQoS2}) {
+		t.Fatalf("subscribe: codes %v err %v", codes, err)
+	}
+	pub := runClient(t, live.ClientOptions{Addr: b.Addr, Config: clientConfig(t, "pub", v), Recorder: rec})
+	connect(t, pub, false, false)
+	for q := packet.QoS(0); q <= 2; q++ {
+		if err := pub.Publish(ctx(t), fmt.Sprintf("t/%d", q), []byte(fmt.Sprintf("m%d", q)), q, false); err != nil {
+			t.Fatalf("publish QoS %d: %v", q, err)
+		}
+	}
+	waitFor(t, rec, 0, "sub", model.Delivered, "m2", msgIs("m2"))
+	waitFor(t, rec, 0, "sub", model.Sent, "PUBCOMP", func(e model.Event) bool { return e.Packet.Type == model.PUBCOMP })
+	if err := sub.Unsubscribe(ctx(t), "t/#"); err != nil {
+		t.Fatalf("unsubscribe: %v", err)
+	}
+	if err := pub.Publish(ctx(t), "t/late", []byte("late"), 1, false); err != nil {
+		t.Fatalf("publish after unsubscribe: %v", err)
+	}
+	for _, c := range []*live.Client{pub, sub} {
+		if err := c.Disconnect(ctx(t)); err != nil {
+			t.Fatalf("disconnect: %v", err)
+		}
+	}
+	phase(rec, model.Quiescent)
+	return rec
+}
+
+// TestModelJudgesRealHistory is the canary of the recorded vocabulary: the
+// model must catch a QoS 2 duplicate and a lost QoS 1 message planted in a
+// real run's history, so a clean check of real runs means something.
+func TestModelJudgesRealHistory(t *testing.T) {
+	h := pubSubRun(t, packet.V5).History()
+	if vs := model.Check(h, model.Options{}); len(vs) != 0 {
+		t.Fatalf("clean run has violations: %v", vs)
+	}
+	cases := []struct {
+		name string
+		edit func(h model.History) model.History
+		inv  model.Invariant
+		msg  string // the message the violation must name
+	}{
+		{"QoS 2 delivered twice", func(h model.History) model.History {
+			d := events(h, 0, "sub", model.Delivered, msgIs("m2"))[0]
+			h.Events = append(h.Events[:len(h.Events)-1:len(h.Events)-1], d, h.Events[len(h.Events)-1])
+			return h
+		}, model.QoS2ExactlyOnce, "m2"},
+		{"QoS 1 never delivered", func(h model.History) model.History {
+			// The model stops counting a subscription that is unsubscribed
+			// at any later step, so the UNSUBSCRIBE goes too.
+			var out model.History
+			for _, e := range h.Events {
+				if !(e.Kind == model.Delivered && e.Msg == "m1") && e.Kind != model.Unsubscribed {
+					out.Add(e)
+				}
+			}
+			return out
+		}, model.NoLoss, "m1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := c.edit(model.History{Events: slices.Clone(h.Events)})
+			vs := model.Check(bad, model.Options{Only: model.SetOf(c.inv)})
+			if !slices.ContainsFunc(vs, func(v model.Violation) bool { return strings.Contains(v.Reason, `"`+c.msg+`"`) }) {
+				t.Fatalf("model did not catch it: %v\n%s", vs, dump(bad))
+			}
 		})
 	}
 }
@@ -264,6 +323,7 @@ func TestClientConnectionCutResumes(t *testing.T) {
 			}
 			pxSub.cut()
 			pxSub.setDrop(false, false)
+			phase(rec, model.LivenessStart)
 			mark = rec.Len()
 			connect(t, sub, false, true)
 			waitFor(t, rec, mark, "sub", model.Received, "resent PUBLISH sub-q2", func(e model.Event) bool {
@@ -271,6 +331,7 @@ func TestClientConnectionCutResumes(t *testing.T) {
 			})
 			waitFor(t, rec, mark, "sub", model.Sent, "PUBCOMP", func(e model.Event) bool { return e.Packet.Type == model.PUBCOMP })
 			waitFor(t, rec, mark, "sub", model.Delivered, "sub-q1 again", msgIs("sub-q1"))
+			phase(rec, model.Quiescent)
 
 			h := rec.History()
 			if n := count(h, "sub", model.Delivered, msgIs("sub-q2")); n != 1 {
@@ -319,6 +380,7 @@ func TestClientRebootFromStore(t *testing.T) {
 			pub.Crash()
 			px.cut()
 			px.setDrop(false, false)
+			phase(rec, model.LivenessStart)
 
 			mark := rec.Len()
 			pub2 := runClient(t, pubOpts())
@@ -334,6 +396,7 @@ func TestClientRebootFromStore(t *testing.T) {
 			if err := sub.Unsubscribe(ctx(t), "r/#"); err != nil {
 				t.Fatal(err)
 			}
+			phase(rec, model.Quiescent)
 			h := rec.History()
 			if n := count(h, "sub", model.Delivered, msgIs("boot-q2")); n != 1 {
 				t.Errorf("QoS 2 message delivered %d times, want once\n%s", n, dump(h))
