@@ -24,7 +24,7 @@
 //
 // # Invariants
 //
-//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber (judged after a liveness phase)
+//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber (judged when a liveness phase ran, stuck or not)
 //	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber; nothing delivered that was never accepted [MQTT-4.3.3-10]
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
@@ -44,17 +44,21 @@
 //
 //	policy                        | faults (see Faults)                                   | not promised
 //	------------------------------|-------------------------------------------------------|---------------------------------------------
-//	Retransmit=None               | a publisher crashed or lost its connection with unacked messages | NoLoss
+//	Retransmit=None               | a publisher crashed or lost its connection with unacked messages | NoLoss, NoStuck
 //	Retransmit=None               | a publisher lost its connection with unacked messages | PacketIDUnique (it forgets its in-flight ids)
-//	Retransmit=None or Memory     | a publisher crashed with unacked messages             | NoLoss
+//	Retransmit=None or Memory     | a publisher crashed with unacked messages             | NoLoss, NoStuck
 //	Retransmit=None or Memory     | any publisher crash                                   | PacketIDUnique, Order
-//	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss
+//	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss, NoStuck
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce
 //	any                           | a subscriber lost its QoS2 state (StateLost)          | QoS2ExactlyOnce
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
+//
+// Wherever NoLoss is given up, so is NoStuck: a lost message is work the
+// liveness phase never finishes (the simulator's Stuck lists undelivered
+// messages, and a legacy client keeps the ids it will never resend).
 //
 // Why: without a store the client cannot resend (coreMQTT before the seed's
 // hooks) and frees the ids; a memory store survives reconnects but not

@@ -29,7 +29,7 @@ func TestInvariantNoLoss(t *testing.T) {
 		{name: "lost in the broker", h: lostQoS1().liveness(), violate: true, reason: `msg "m1"`},
 		{name: "lost in the publisher", h: neverSent, violate: true, reason: "never delivered to s1"},
 		{name: "no liveness phase, not judged", h: lostQoS1()},
-		{name: "stuck run, not judged", h: lostQoS1().kind(LivenessStart).kind(Stuck)},
+		{name: "stuck run, judged", h: lostQoS1().kind(LivenessStart).kind(Stuck), violate: true, reason: "never delivered"},
 		{name: "subscribed after the broker received it", h: late},
 		{name: "unsubscribed", h: lostQoS1().ev(Event{Kind: Unsubscribed, Node: "s1", Filter: "t/#"}).liveness()},
 		{name: "subscriber cleaned its session", h: cleaned},
@@ -47,7 +47,11 @@ func TestInvariantQoS2ExactlyOnce(t *testing.T) {
 		{name: "QoS1 twice allowed", h: base().qos1("m1", 1, 1).delivered("s1", "m1", 1)},
 		{name: "QoS0 twice", h: base().accepted("p1", "m1", 0).delivered("s1", "m1", 0).delivered("s1", "m1", 0), violate: true, reason: "QoS 0"},
 		{name: "QoS2 once each to two subscribers", h: base().qos2("m1", 1, 1).delivered("s2", "m1", 2)},
-		{name: "created", h: base().delivered("s1", "ghost", 1), violate: true, reason: "no publisher accepted"},
+		{name: "created", h: base().delivered("s1", "ghost", 1), violate: true, reason: "no client published"},
+		{name: "created by the broker", h: base().sent(BrokerNode, "s1", publish(1, 1, false, "ghost")).delivered("s1", "ghost", 1),
+			violate: true, reason: "no client published"},
+		{name: "sent but never accepted (publisher crashed)", h: base().sent("p1", BrokerNode, publish(1, 1, false, "m1")).
+			crash("p1", CrashAfterAction).delivered("s1", "m1", 1)},
 	})
 }
 
