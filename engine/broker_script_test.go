@@ -35,6 +35,7 @@ import (
 //	pingreq C | disconnect C [rc=HEX] [expiry=N] | raw C HEX | close C
 //	advance DUR                 move the clock, firing due timers in order
 //	crash                       drop the broker and every unsynced write
+//	crashat N COMMAND           run COMMAND, carry out only its first N actions, crash
 //	restart                     NewBroker from the synced records
 //	stats key=value ...         compare BrokerStats fields
 //	records PREFIX N            N synced records have keys starting with PREFIX
@@ -65,6 +66,7 @@ type bsWorld struct {
 	pending []Persist
 	show    map[string]bool
 	got     []string // rendered actions of the last command
+	limit   int      // crashat: actions still to carry out before the crash; -1 none
 }
 
 func newBsWorld(t *testing.T) *bsWorld {
@@ -73,7 +75,7 @@ func newBsWorld(t *testing.T) *bsWorld {
 			UnknownPubrec: UnknownAckAnswer, AckOrder: AckAfterCallback}),
 		conns: map[string]ConnID{}, names: map[ConnID]string{}, vers: map[ConnID]packet.Version{},
 		timers: map[TimerID]Time{}, synced: map[string][]byte{},
-		show: map[string]bool{"send": true, "close": true},
+		show: map[string]bool{"send": true, "close": true}, limit: -1,
 	}
 }
 
@@ -110,6 +112,14 @@ func bsRunScript(t *testing.T, path string) {
 		if err := w.exec(line); err != nil {
 			t.Fatalf("%s:%d: %s: %v", path, i+1, line, err)
 		}
+		if os.Getenv("BROKER_SCRIPT_DUMP") != "" { // prints the actions instead of comparing, to write a script
+			fmt.Printf("%s\n", line)
+			for _, g := range w.got {
+				fmt.Printf("> %s\n", g)
+			}
+			i = j - 1
+			continue
+		}
 		if !slices.Equal(w.got, want) {
 			t.Fatalf("%s:%d: %s\n got:\n  > %s\nwant:\n  > %s", path, i+1, line,
 				strings.Join(w.got, "\n  > "), strings.Join(want, "\n  > "))
@@ -144,6 +154,12 @@ func (w *bsWorld) conn(name string) ConnID {
 func (w *bsWorld) step(ev Event) {
 	acts := w.broker().Step(w.now, ev)
 	for _, a := range acts {
+		if w.limit == 0 {
+			return // crashed before this action
+		}
+		if w.limit > 0 {
+			w.limit--
+		}
 		w.apply(a)
 	}
 }
@@ -151,7 +167,11 @@ func (w *bsWorld) step(ev Event) {
 func (w *bsWorld) apply(a Action) {
 	switch a := a.(type) {
 	case Send:
-		dec := packet.NewDecoder(w.vers[a.Conn], 0)
+		v := w.vers[a.Conn]
+		if v == 0 {
+			v = packet.V311 // a refusal before the version is known
+		}
+		dec := packet.NewDecoder(v, 0)
 		dec.Feed(a.Data)
 		p, err := dec.Next()
 		if err != nil || p == nil {
@@ -322,8 +342,18 @@ func (w *bsWorld) exec(line string) error {
 		w.step(ConnClosed{Conn: w.conn(args[0])})
 		return nil
 	case "crash":
-		w.b, w.pending, w.timers = nil, nil, map[TimerID]Time{}
+		w.crash()
 		return nil
+	case "crashat":
+		n, err := strconv.Atoi(args[0])
+		if err != nil {
+			return err
+		}
+		w.limit = n
+		err = w.exec(strings.Join(args[1:], " "))
+		w.limit = -1
+		w.crash()
+		return err
 	case "restart":
 		var recs []Record
 		for _, k := range sortedKeys(w.synced) {
@@ -367,6 +397,11 @@ func (w *bsWorld) exec(line string) error {
 	}
 	w.step(BytesReceived{Conn: c, Data: data})
 	return nil
+}
+
+// crash drops the broker, its timers and every unsynced write.
+func (w *bsWorld) crash() {
+	w.b, w.pending, w.timers = nil, nil, map[TimerID]Time{}
 }
 
 // advance fires every timer due up to t, in (time, id) order.
