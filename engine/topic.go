@@ -183,7 +183,7 @@ func (n *topicNode) collect(out []subMatch) []subMatch {
 // the tree: "+" one level, "#" the rest (and the parent level), and no
 // first-level wildcard for "$" topics [MQTT-4.7.2-1].
 func filterMatches(filter string, topic []byte) bool {
-	if len(topic) == 0 {
+	if len(topic) == 0 || filter == "" {
 		return false
 	}
 	if topic[0] == '$' && (filter[0] == '+' || filter[0] == '#') {
