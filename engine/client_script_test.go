@@ -31,7 +31,7 @@ import (
 // harness drives a Client like a tiny world: it keeps the durable store the
 // Persist actions describe and decodes what the client sends.
 type harness struct {
-	t     testing.TB
+	t     fataler
 	cfg   ClientConfig
 	c     *Client
 	now   Time
@@ -40,7 +40,13 @@ type harness struct {
 	acts  []Action // the last step's actions (a copy)
 }
 
-func newHarness(t testing.TB, cfg ClientConfig) *harness {
+// fataler is what the harness needs of *testing.T and *rapid.T.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+func newHarness(t fataler, cfg ClientConfig) *harness {
 	t.Helper()
 	c, err := NewClient(cfg, nil)
 	if err != nil {
