@@ -110,3 +110,27 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainASCII checks the eight-bytes-at-a-time scan against a byte loop at
+// every position and length.
+func TestPlainASCII(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for _, c := range []byte{0, '+', '#', 0x80, 0xFF, 'a', '/', 0x7F} {
+				s := []byte(strings.Repeat("ab/", 7))[:n]
+				s[pos] = c
+				for _, noWild := range []bool{false, true} {
+					want := true
+					for _, x := range s {
+						if x >= 0x80 || x == 0 || (noWild && (x == '+' || x == '#')) {
+							want = false
+						}
+					}
+					if got := plainASCII(s, noWild); got != want {
+						t.Fatalf("plainASCII(% x, %v) = %v, want %v", s, noWild, got, want)
+					}
+				}
+			}
+		}
+	}
+}

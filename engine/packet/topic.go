@@ -14,6 +14,9 @@ func checkTopicName(v Version, t []byte, aliased bool, field string) error {
 		// (5.0 §3.3.4: an empty name without Topic Alias is a Protocol Error).
 		return protocol("MQTT-4.7.3-1", field+" is empty")
 	}
+	if plainASCII(t, true) {
+		return nil
+	}
 	if err := checkUTF8(v, t, field); err != nil {
 		return err
 	}

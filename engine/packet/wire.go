@@ -157,6 +157,9 @@ func (r *reader) str(field string) (string, error) {
 
 // checkUTF8 enforces the UTF-8 string rules on s (the raw bytes of a field).
 func checkUTF8(v Version, s []byte, field string) error {
+	if plainASCII(s, false) {
+		return nil
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
