@@ -62,8 +62,39 @@ const (
 	ctConnack
 )
 
-// Client is the sans-IO MQTT client. Create it with NewClient and drive it
-// with Step; it is not safe for concurrent use.
+// Client is the sans-IO MQTT client (3.1.1 and 5.0). Create it with
+// NewClient and drive it with Step; it is not safe for concurrent use.
+//
+// Design choices, where the standards leave room or the lab needs one:
+//
+//   - Send quota: v5 takes the broker's Receive Maximum from CONNACK, 3.1.1
+//     uses InflightWindow. QoS 1/2 PUBLISHes over the quota wait in a FIFO
+//     and leave in order as PUBACK/PUBCOMP/PUBREC>=0x80 free slots; nothing
+//     else ever waits [MQTT-3.3.4-8]. On a session-present resend the
+//     excess is held back the same way (libmosquitto's choice) and resent
+//     PUBRELs count in the quota.
+//   - Resend happens only after a session-present CONNACK [MQTT-4.4.0-1]:
+//     PUBRELs in PUBREC order, then PUBLISHes (DUP=1) in acceptance order.
+//   - Session Present 1 when the client holds no session (never connected
+//     and nothing restored): close [MQTT-3.2.2-4] and force Clean Start on
+//     the next Connect, so the client cannot loop.
+//   - Session Present 0 with Clean Start 0 while holding state
+//     [MQTT-3.2.2-5]: see sessionLost; unacknowledged messages are
+//     republished as new messages rather than dropped.
+//   - Clean Start 1: see discardSession; started flows fail explicitly.
+//   - Acks for ids not in flight (PUBACK, PUBCOMP, SUBACK, UNSUBACK) are
+//     ignored; unknown PUBREL/PUBREC follow the UnknownPubrel/UnknownPubrec
+//     policy.
+//   - The legacy stuck state (coreMQTT #271) lasts until the client is
+//     rebuilt with NewClient.
+//   - Delivery ids restart at 1 after NewClient: an application Ack from
+//     before a reboot must not be replayed into the rebuilt client.
+//   - Topic aliases are never sent, never accepted, never stored.
+//   - Not implemented: Will messages, username/password, enhanced AUTH,
+//     enforcement of the client's own Receive Maximum on incoming
+//     PUBLISHes, and the broker's Maximum QoS, Retain Available and
+//     Maximum Packet Size (a publish the broker refuses fails through its
+//     ack, or the broker closes the connection).
 type Client struct {
 	cfg  ClientConfig
 	v    packet.Version
@@ -119,7 +150,9 @@ func (c *Client) Connected() bool { return c.state == csConnected }
 //
 // The returned slice is reused by the next Step: carry the actions out (or
 // copy the slice) before calling Step again. The byte slices inside the
-// actions (Send.Data, Persist.Value) are never reused and may be kept.
+// actions (Send.Data, Persist.Value) are never reused by the client and may
+// be kept, but must not be modified: a first PUBLISH's Send.Data is also the
+// client's retransmit copy.
 func (c *Client) Step(now Time, ev Event) []Action {
 	c.now = now
 	c.acts = c.acts[:0]
@@ -261,7 +294,7 @@ func (c *Client) send(p packet.Packet) bool {
 // that nobody appending to them can overwrite the next packet.
 func (c *Client) encode(p packet.Packet) ([]byte, error) {
 	if c.wbuf == nil {
-		c.wbuf = make([]byte, 0, 256)
+		c.wbuf = make([]byte, 0, 64)
 	}
 	start := len(c.wbuf)
 	buf, err := packet.Append(c.wbuf, c.v, p)

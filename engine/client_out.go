@@ -103,7 +103,8 @@ func (c *Client) handlePublishCmd(e Publish) {
 		return
 	}
 	m := &clientOutMsg{id: id, cmd: e.Cmd, state: coPublished}
-	m.pkt = packet.Publish{QoS: e.QoS, Retain: e.Retain, Topic: clientBytes(e.Topic), PacketID: id, Payload: e.Payload}
+	m.pkt.QoS, m.pkt.Retain, m.pkt.PacketID = e.QoS, e.Retain, id
+	m.pkt.Topic, m.pkt.Payload = clientBytes(e.Topic), e.Payload
 	m.wire, err = packet.Append(make([]byte, 0, len(e.Topic)+len(e.Payload)+16), c.v, &m.pkt)
 	if err != nil {
 		c.out.ids.Free(id)
