@@ -11,20 +11,28 @@ type Options struct {
 // checkFunc is one invariant's checker: a pure pass over the history.
 type checkFunc func(h *History) []Violation
 
-// checks maps each invariant to its checker, in declaration order.
+// checks maps each plain invariant to its checker, in declaration order.
 var checks = [...]struct {
 	inv Invariant
 	fn  checkFunc
 }{
 	{NoLoss, CheckNoLoss},
 	{QoS2ExactlyOnce, CheckQoS2ExactlyOnce},
-	{Retransmit, CheckRetransmit},
 	{PubrelAnswered, CheckPubrelAnswered},
-	{PacketIDUnique, CheckPacketIDUnique},
 	{SendQuota, CheckSendQuota},
 	{Order, CheckOrder},
 	{NoStuck, CheckNoStuck},
-	{SessionPresent, CheckSessionPresent},
+}
+
+// tracked maps the tracker-based invariants to a fresh check state; Check
+// runs them in one shared tracker pass.
+var tracked = [...]struct {
+	inv Invariant
+	new func() trackedCheck
+}{
+	{Retransmit, func() trackedCheck { return &retransmitCheck{} }},
+	{PacketIDUnique, func() trackedCheck { return &packetIDCheck{} }},
+	{SessionPresent, func() trackedCheck { return &sessionPresentCheck{mustClose: map[string]int{}} }},
 }
 
 // Check runs every selected invariant check over h and returns the
@@ -39,6 +47,15 @@ func Check(h History, opts Options) []Violation {
 		if want.Has(c.inv) {
 			out = append(out, c.fn(&h)...)
 		}
+	}
+	var tcs []trackedCheck
+	for _, c := range tracked {
+		if want.Has(c.inv) {
+			tcs = append(tcs, c.new())
+		}
+	}
+	if len(tcs) > 0 {
+		out = append(out, runTracked(&h, tcs...)...)
 	}
 	sortViolations(out)
 	return out

@@ -6,7 +6,8 @@ import "sort"
 // Packet ids are assigned independently per direction [MQTT-2.2.1-3].
 type dir struct{ from, to string }
 
-// flight is a packet id in use in one direction, as its sender sees it.
+// flight is a packet id used in one direction, as its sender sees it: in
+// flight until done, then kept as the id's last completed flight.
 type flight struct {
 	kind       uint8 // PUBLISH, SUBSCRIBE or UNSUBSCRIBE
 	msg        string
@@ -20,7 +21,7 @@ type flight struct {
 	pubrecAt   int  // the sender's crash count when it was
 	pubrelSent bool
 	pubrelStep int
-	done       bool // completed (moved to tracker.past)
+	done       bool // completed: no longer in flight
 	doneAt     int  // the sender's crash count at completion
 }
 
@@ -34,44 +35,60 @@ type link struct {
 	pubrecs   map[uint16]bool
 }
 
+// dirState is everything the tracker knows of one direction.
+type dirState struct {
+	dir
+	link
+	ids map[uint16]*flight
+}
+
 // tracker follows packet ids in flight per direction and each sender's
 // connection epochs. Checks query it before calling update on each event.
 type tracker struct {
-	inflight map[dir]map[uint16]*flight
-	past     map[dir]map[uint16]*flight // the last completed flight per id
-	links    map[dir]*link
-	crashes  map[string]int
-	seq      int
+	dirs    map[string]map[string]*dirState // from -> to -> state
+	crashes map[string]int
+	seq     int
 }
 
 func newTracker() *tracker {
-	return &tracker{
-		inflight: map[dir]map[uint16]*flight{},
-		past:     map[dir]map[uint16]*flight{},
-		links:    map[dir]*link{},
-		crashes:  map[string]int{},
-	}
+	return &tracker{dirs: map[string]map[string]*dirState{}, crashes: map[string]int{}}
 }
 
-// link returns the sender's link towards a peer, creating it.
-func (t *tracker) link(d dir) *link {
-	l, ok := t.links[d]
+// state returns the state of direction from->to, creating it.
+func (t *tracker) state(from, to string) *dirState {
+	m, ok := t.dirs[from]
 	if !ok {
-		l = &link{spStep: -1}
-		t.links[d] = l
+		m = map[string]*dirState{}
+		t.dirs[from] = m
 	}
-	return l
+	s, ok := m[to]
+	if !ok {
+		s = &dirState{dir: dir{from, to}, link: link{spStep: -1}, ids: map[uint16]*flight{}}
+		m[to] = s
+	}
+	return s
 }
 
-// get returns the flight of id in direction d, or nil.
-func (t *tracker) get(d dir, id uint16) *flight { return t.inflight[d][id] }
+// get returns the flight of id in flight in s, or nil.
+func (s *dirState) get(id uint16) *flight {
+	if f := s.ids[id]; f != nil && !f.done {
+		return f
+	}
+	return nil
+}
 
-// sentDir is the direction of the packet sent in e.
-func sentDir(e *Event) dir { return dir{e.Node, e.Peer} }
+// past returns the last completed flight of id in s, or nil.
+func (s *dirState) past(id uint16) *flight {
+	if f := s.ids[id]; f != nil && f.done {
+		return f
+	}
+	return nil
+}
 
-// ackDir is the direction an ack received in e answers: the receiver's own
-// outgoing direction.
-func ackDir(e *Event) dir { return dir{e.Node, e.Peer} }
+// sentState is the direction of the packet sent in e; ackState the
+// direction an ack received in e answers (the receiver's own outgoing one).
+func (t *tracker) sentState(e *Event) *dirState { return t.state(e.Node, e.Peer) }
+func (t *tracker) ackState(e *Event) *dirState  { return t.state(e.Node, e.Peer) }
 
 // update applies one event to the tracker.
 func (t *tracker) update(i int, e *Event) {
@@ -81,133 +98,110 @@ func (t *tracker) update(i int, e *Event) {
 	case Received:
 		t.received(i, e)
 	case ConnOpened, ConnClosed:
-		t.newEpoch(dir{e.Node, peerOf(e)})
+		t.state(e.Node, peerOf(e)).newEpoch()
 	case Connected:
-		d := dir{e.Node, peerOf(e)}
-		if !t.link(d).connacked {
-			t.connack(i, d, e.SessionPresent)
+		if s := t.state(e.Node, peerOf(e)); !s.connacked {
+			s.connack(i, e.SessionPresent)
 		}
 	case Crash:
 		t.crash(e.Node)
 	}
 }
 
-// newEpoch starts a new connection epoch for the sender of d.
-func (t *tracker) newEpoch(d dir) {
-	l := t.link(d)
-	l.epoch++
-	l.connacked, l.sp, l.spStep, l.lastSeq, l.pubrecs = false, false, -1, 0, nil
-	t.dropRequests(d)
-}
-
-// connack records a CONNACK on d's connection: the sender's session is
-// resumed (sp) or discarded, which clears every id it had in flight
-// [MQTT-3.2.2-5] [MQTT-3.1.2-4].
-func (t *tracker) connack(i int, d dir, sp bool) {
-	t.newEpoch(d)
-	l := t.link(d)
-	l.connacked, l.sp, l.spStep = true, sp, i
-	if !sp {
-		delete(t.inflight, d)
+// newEpoch starts a new connection epoch for the sender; SUBSCRIBE and
+// UNSUBSCRIBE ids die with the connection (not session state, never resent).
+func (s *dirState) newEpoch() {
+	s.epoch++
+	s.connacked, s.sp, s.spStep, s.lastSeq, s.pubrecs = false, false, -1, 0, nil
+	for id, f := range s.ids {
+		if f.kind != PUBLISH {
+			delete(s.ids, id)
+		}
 	}
 }
 
-// dropRequests forgets SUBSCRIBE/UNSUBSCRIBE ids in flight on d: they are
-// not session state and are never resent.
-func (t *tracker) dropRequests(d dir) {
-	for id, f := range t.inflight[d] {
-		if f.kind != PUBLISH {
-			delete(t.inflight[d], id)
-		}
+// connack records a CONNACK on the connection: the sender's session is
+// resumed (sp) or discarded, which frees every id it had in flight
+// [MQTT-3.2.2-5] [MQTT-3.1.2-4].
+func (s *dirState) connack(i int, sp bool) {
+	s.newEpoch()
+	s.connacked, s.sp, s.spStep = true, sp, i
+	if !sp {
+		clear(s.ids)
 	}
 }
 
 // crash bumps the node's crash count and ends every connection it had.
 func (t *tracker) crash(node string) {
 	t.crashes[node]++
-	for _, d := range t.dirsFrom(node) {
-		t.newEpoch(d)
+	peers := make([]string, 0, len(t.dirs[node]))
+	for to := range t.dirs[node] {
+		peers = append(peers, to)
 	}
-}
-
-// dirsFrom lists the known directions sent by node, sorted.
-func (t *tracker) dirsFrom(node string) []dir {
-	var out []dir
-	for d := range t.links {
-		if d.from == node {
-			out = append(out, d)
-		}
+	sort.Strings(peers)
+	for _, to := range peers {
+		t.dirs[node][to].newEpoch()
 	}
-	for d := range t.inflight {
-		if d.from == node {
-			if _, ok := t.links[d]; !ok {
-				out = append(out, d)
-			}
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].to < out[j].to })
-	return out
 }
 
 func (t *tracker) sent(i int, e *Event) {
-	p, d := &e.Packet, sentDir(e)
+	p, s := &e.Packet, t.sentState(e)
 	switch p.Type {
 	case CONNACK:
-		t.connack(i, d, p.Sessions)
+		s.connack(i, p.Sessions)
 	case PUBLISH:
 		if p.QoS > 0 {
-			t.sentPublish(i, d, p)
+			t.sentPublish(i, s, p)
 		}
 	case PUBREL:
-		if f := t.get(d, p.ID); f != nil && f.kind == PUBLISH {
+		if f := s.get(p.ID); f != nil && f.kind == PUBLISH {
 			f.pubrelSent, f.pubrelStep = true, i
 		}
 	case SUBSCRIBE, UNSUBSCRIBE:
-		t.put(d, p.ID, &flight{kind: p.Type, seq: t.nextSeq(), conn: t.link(d).epoch, step: i})
+		s.put(p.ID, flight{kind: p.Type, seq: t.nextSeq(), conn: s.epoch, step: i})
 	}
 }
 
 func (t *tracker) nextSeq() int { t.seq++; return t.seq }
 
-func (t *tracker) put(d dir, id uint16, f *flight) {
-	m, ok := t.inflight[d]
-	if !ok {
-		m = map[uint16]*flight{}
-		t.inflight[d] = m
+// put makes f the flight of id, reusing the old record's memory.
+func (s *dirState) put(id uint16, f flight) {
+	if old := s.ids[id]; old != nil {
+		*old = f
+		return
 	}
-	m[id] = f
+	s.ids[id] = &f
 }
 
 // sentPublish records a first send or a resend of a QoS>0 PUBLISH.
-func (t *tracker) sentPublish(i int, d dir, p *Packet) {
-	l := t.link(d)
-	if seq, ok := t.resendSeq(d, p); ok {
-		if seq > l.lastSeq {
-			l.lastSeq = seq
+func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
+	if seq, ok := s.resendSeq(p); ok {
+		if seq > s.lastSeq {
+			s.lastSeq = seq
 		}
-		if f := t.get(d, p.ID); f != nil && f.kind == PUBLISH {
-			f.conn, f.step = l.epoch, i
+		if f := s.get(p.ID); f != nil && f.kind == PUBLISH {
+			f.conn, f.step = s.epoch, i
 			return
 		}
-		t.put(d, p.ID, &flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
-			qos: p.QoS, seq: seq, conn: l.epoch, step: i})
+		s.put(p.ID, flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
+			qos: p.QoS, seq: seq, conn: s.epoch, step: i})
 		return
 	}
-	t.put(d, p.ID, &flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
-		qos: p.QoS, seq: t.nextSeq(), conn: l.epoch, step: i})
+	s.put(p.ID, flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
+		qos: p.QoS, seq: t.nextSeq(), conn: s.epoch, step: i})
 }
 
 // resendSeq reports whether p resends a message this direction already sent
 // with that id (in flight, or completed but resent after a crash), and the
 // original send order of that message.
-func (t *tracker) resendSeq(d dir, p *Packet) (int, bool) {
-	if f := t.get(d, p.ID); f != nil && f.kind == PUBLISH && (p.Dup || samePublish(f, p)) {
+func (s *dirState) resendSeq(p *Packet) (int, bool) {
+	if f := s.get(p.ID); f != nil && f.kind == PUBLISH && (p.Dup || samePublish(f, p)) {
 		return f.seq, true
 	}
 	if !p.Dup {
 		return 0, false
 	}
-	if f := t.past[d][p.ID]; f != nil && samePublish(f, p) {
+	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && samePublish(f, p) {
 		return f.seq, true
 	}
 	return 0, false
@@ -219,23 +213,24 @@ func samePublish(f *flight, p *Packet) bool {
 }
 
 func (t *tracker) received(i int, e *Event) {
-	p, d := &e.Packet, ackDir(e)
+	p := &e.Packet
 	switch p.Type {
 	case CONNACK:
-		t.connack(i, d, p.Sessions)
+		t.ackState(e).connack(i, p.Sessions)
 	case PUBACK, PUBCOMP:
-		t.complete(d, p.ID, PUBLISH)
+		t.complete(t.ackState(e), p.ID, PUBLISH)
 	case PUBREC:
-		t.link(d).addPubrec(p.ID)
+		s := t.ackState(e)
+		s.addPubrec(p.ID)
 		if p.Reason >= reasonFailure {
-			t.complete(d, p.ID, PUBLISH)
-		} else if f := t.get(d, p.ID); f != nil && f.kind == PUBLISH {
-			f.pubrec, f.pubrecAt = true, t.crashes[d.from]
+			t.complete(s, p.ID, PUBLISH)
+		} else if f := s.get(p.ID); f != nil && f.kind == PUBLISH {
+			f.pubrec, f.pubrecAt = true, t.crashes[s.from]
 		}
 	case SUBACK:
-		t.complete(d, p.ID, SUBSCRIBE)
+		t.complete(t.ackState(e), p.ID, SUBSCRIBE)
 	case UNSUBACK:
-		t.complete(d, p.ID, UNSUBSCRIBE)
+		t.complete(t.ackState(e), p.ID, UNSUBSCRIBE)
 	}
 }
 
@@ -246,20 +241,41 @@ func (l *link) addPubrec(id uint16) {
 	l.pubrecs[id] = true
 }
 
-// complete frees id in d if a flight of that kind holds it.
-func (t *tracker) complete(d dir, id uint16, kind uint8) {
-	f := t.get(d, id)
+// complete frees id in s if a flight of that kind holds it; a PUBLISH stays
+// known as the id's last completed flight, SUBSCRIBE/UNSUBSCRIBE are dropped.
+func (t *tracker) complete(s *dirState, id uint16, kind uint8) {
+	f := s.get(id)
 	if f == nil || f.kind != kind {
 		return
 	}
-	delete(t.inflight[d], id)
-	if kind == PUBLISH {
-		f.done, f.doneAt = true, t.crashes[d.from]
-		m, ok := t.past[d]
-		if !ok {
-			m = map[uint16]*flight{}
-			t.past[d] = m
-		}
-		m[id] = f
+	if kind != PUBLISH {
+		delete(s.ids, id)
+		return
 	}
+	f.done, f.doneAt = true, t.crashes[s.from]
+}
+
+// trackedCheck is an invariant check that reads the tracker: observe sees
+// each event before the tracker applies it; finish returns the violations.
+type trackedCheck interface {
+	observe(t *tracker, i int, e *Event)
+	finish(h *History) []Violation
+}
+
+// runTracked runs one tracker over h for several checks at once (the three
+// tracker-based checks share one pass in Check).
+func runTracked(h *History, checks ...trackedCheck) []Violation {
+	t := newTracker()
+	for i := range h.Events {
+		e := &h.Events[i]
+		for _, c := range checks {
+			c.observe(t, i, e)
+		}
+		t.update(i, e)
+	}
+	var out []Violation
+	for _, c := range checks {
+		out = append(out, c.finish(h)...)
+	}
+	return out
 }

@@ -11,24 +11,25 @@ import "fmt"
 // CONNACK with Session Present=0 frees all of its sender's ids; SUBSCRIBE and
 // UNSUBSCRIBE ids are freed when the connection ends. A PUBLISH that repeats
 // the in-flight message on its id is a resend, judged by CheckRetransmit.
-func CheckPacketIDUnique(h *History) []Violation {
-	t := newTracker()
-	var out []Violation
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Kind == Sent {
-			if r := t.judgeNewID(e); r != "" {
-				out = append(out, Violation{Step: i, Invariant: PacketIDUnique, Node: e.Node, Reason: r})
-			}
-		}
-		t.update(i, e)
+func CheckPacketIDUnique(h *History) []Violation { return runTracked(h, &packetIDCheck{}) }
+
+// packetIDCheck is CheckPacketIDUnique's state.
+type packetIDCheck struct{ out []Violation }
+
+func (c *packetIDCheck) observe(t *tracker, i int, e *Event) {
+	if e.Kind != Sent {
+		return
 	}
-	return out
+	if r := judgeNewID(t, e); r != "" {
+		c.out = append(c.out, Violation{Step: i, Invariant: PacketIDUnique, Node: e.Node, Reason: r})
+	}
 }
 
+func (c *packetIDCheck) finish(*History) []Violation { return c.out }
+
 // judgeNewID returns why the packet sent in e reuses an id, or "".
-func (t *tracker) judgeNewID(e *Event) string {
-	p, d := &e.Packet, sentDir(e)
+func judgeNewID(t *tracker, e *Event) string {
+	p := &e.Packet
 	switch {
 	case p.Type == PUBLISH && p.QoS > 0 && !p.Dup:
 	case p.Type == SUBSCRIBE || p.Type == UNSUBSCRIBE:
@@ -40,9 +41,9 @@ func (t *tracker) judgeNewID(e *Event) string {
 		rule = "[MQTT-2.2.1-4]"
 	}
 	if p.ID == 0 {
-		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), d.to, rule)
+		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), e.Peer, rule)
 	}
-	f := t.get(d, p.ID)
+	f := t.sentState(e).get(p.ID)
 	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && samePublish(f, p)) {
 		return ""
 	}
@@ -51,5 +52,5 @@ func (t *tracker) judgeNewID(e *Event) string {
 		was = fmt.Sprintf("PUBLISH of msg %q", f.msg)
 	}
 	return fmt.Sprintf("new %s to %s reuses id %d, still in flight since step %d (%s) %s",
-		packetName(p.Type), d.to, p.ID, f.step, was, rule)
+		packetName(p.Type), e.Peer, p.ID, f.step, was, rule)
 }

@@ -14,65 +14,66 @@ import "fmt"
 //   - follow the original send order of the messages resent on that
 //     connection [MQTT-4.6.0-1];
 //   - never follow that message's PUBREL [MQTT-4.3.3-6] (v3.1.1
-//     [MQTT-4.3.3-1]), nor a PUBREC unless the sender crashed since
-//     [MQTT-4.3.3-4].
+//     [MQTT-4.3.3-1]), nor its PUBREC or PUBACK unless the sender crashed
+//     since [MQTT-4.3.3-4] [MQTT-4.4.0-1].
 //
 // A PUBLISH with DUP=1 that resends nothing known is allowed only right
 // after a session-present CONNACK (a stored copy whose first send was lost
 // to a crash) [MQTT-3.3.1-1].
-func CheckRetransmit(h *History) []Violation {
-	t := newTracker()
-	var out []Violation
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Kind == Sent && e.Packet.Type == PUBLISH && e.Packet.QoS > 0 {
-			if r := t.judgeResend(e); r != "" {
-				out = append(out, Violation{Step: i, Invariant: Retransmit, Node: e.Node, Reason: r})
-			}
-		}
-		t.update(i, e)
+func CheckRetransmit(h *History) []Violation { return runTracked(h, &retransmitCheck{}) }
+
+// retransmitCheck is CheckRetransmit's state.
+type retransmitCheck struct{ out []Violation }
+
+func (c *retransmitCheck) observe(t *tracker, i int, e *Event) {
+	if e.Kind != Sent || e.Packet.Type != PUBLISH || e.Packet.QoS == 0 {
+		return
 	}
-	return out
+	if r := judgeResend(t, t.sentState(e), &e.Packet); r != "" {
+		c.out = append(c.out, Violation{Step: i, Invariant: Retransmit, Node: e.Node, Reason: r})
+	}
 }
 
-// judgeResend returns why the PUBLISH e breaks a retransmit rule, or "".
-func (t *tracker) judgeResend(e *Event) string {
-	p, d := &e.Packet, sentDir(e)
-	l := t.link(d)
-	f := t.get(d, p.ID)
+func (c *retransmitCheck) finish(*History) []Violation { return c.out }
+
+// judgeResend returns why the PUBLISH p sent on s breaks a retransmit rule,
+// or "".
+func judgeResend(t *tracker, s *dirState, p *Packet) string {
+	f := s.get(p.ID)
 	if f == nil || f.kind != PUBLISH {
-		if past := t.past[d][p.ID]; p.Dup && past != nil && samePublish(past, p) {
+		if past := s.past(p.ID); p.Dup && past != nil && past.kind == PUBLISH && samePublish(past, p) {
 			f = past
 		}
 	}
 	if f == nil || f.kind != PUBLISH || (!p.Dup && !samePublish(f, p)) {
-		if p.Dup && !l.sp {
-			return fmt.Sprintf("PUBLISH id %d (msg %q) to %s has DUP=1 but resends nothing, outside a session-present reconnect [MQTT-3.3.1-1]", p.ID, p.Msg, d.to)
+		if p.Dup && !s.sp {
+			return fmt.Sprintf("PUBLISH id %d (msg %q) to %s has DUP=1 but resends nothing, outside a session-present reconnect [MQTT-3.3.1-1]", p.ID, p.Msg, s.to)
 		}
 		return "" // a first send; id reuse is PacketIDUnique's business
 	}
-	return t.judgeKnownResend(d, l, f, p)
+	return judgeKnownResend(t, s, f, p)
 }
 
 // judgeKnownResend checks a resend of the known flight f.
-func (t *tracker) judgeKnownResend(d dir, l *link, f *flight, p *Packet) string {
-	what := fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, d.to)
+func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
+	what := fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, s.to)
+	crashes := t.crashes[s.from]
 	switch {
-	case f.done && t.crashes[d.from] == f.doneAt:
+	case f.done && crashes == f.doneAt:
 		return what + " after it was acknowledged, with no crash since [MQTT-4.4.0-1]"
 	case f.pubrelSent:
 		return fmt.Sprintf("%s after its PUBREL at step %d [MQTT-4.3.3-6]", what, f.pubrelStep)
-	case f.pubrec && t.crashes[d.from] == f.pubrecAt:
+	case f.pubrec && crashes == f.pubrecAt:
 		return what + " after its PUBREC; PUBREL was due [MQTT-4.3.3-4] [MQTT-4.4.0-1]"
 	case !p.Dup:
 		return what + " with DUP=0 [MQTT-3.3.1-1]"
 	case !samePublish(f, p):
 		return fmt.Sprintf("%s differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", what, f.msg, f.topic, f.qos)
-	case f.conn == l.epoch:
+	case f.conn == s.epoch:
 		return fmt.Sprintf("%s on the same connection it was sent on at step %d [MQTT-4.4.0-1]", what, f.step)
-	case !l.sp:
+	case !s.sp:
 		return what + " without a session-present CONNACK on this connection [MQTT-4.4.0-1]"
-	case f.seq < l.lastSeq:
+	case f.seq < s.lastSeq:
 		return what + " out of original order: a later message was resent before it [MQTT-4.6.0-1]"
 	}
 	return ""

@@ -15,63 +15,68 @@ import "fmt"
 //     PUBREL except in answer to a PUBREC received on it [MQTT-3.2.2-5]
 //     [MQTT-3.1.2-4].
 func CheckSessionPresent(h *History) []Violation {
-	t := newTracker()
-	mustClose := map[string]int{} // client -> step of the SP=1 CONNACK it must refuse
-	var out []Violation
-	add := func(i int, node, reason string) {
-		out = append(out, Violation{Step: i, Invariant: SessionPresent, Node: node, Reason: reason})
-	}
-	for i := range h.Events {
-		e := &h.Events[i]
-		switch e.Kind {
-		case Connected:
-			if e.CleanStart && e.SessionPresent {
-				add(i, BrokerNode, fmt.Sprintf("CONNACK to %s has Session Present=1 for Clean Start=1 [MQTT-3.2.2-2]", e.Node))
-			}
-			if e.SessionPresent && !e.HadState {
-				mustClose[e.Node] = i
-			}
-		case Sent:
-			if e.Packet.Type == CONNECT {
-				delete(mustClose, e.Node) // a new connection: the old one was closed
-			}
-			if at, ok := mustClose[e.Node]; ok && e.Packet.Type != DISCONNECT {
-				add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
-					packetName(e.Packet.Type), at))
-				delete(mustClose, e.Node)
-			}
-			if r := t.judgeDiscarded(e); r != "" {
-				add(i, e.Node, r)
-			}
-		case ConnClosed, ConnOpened, Crash:
-			delete(mustClose, e.Node)
-		}
-		t.update(i, e)
-	}
-	if !hasKind(h, ConnClosed) {
-		return out // the history does not record connection ends
-	}
-	for _, node := range sortedKeys(mustClose) {
-		add(mustClose[node], node, "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
-	}
-	return out
+	return runTracked(h, &sessionPresentCheck{mustClose: map[string]int{}})
 }
 
-// judgeDiscarded returns why e resends old-session state after a CONNACK
+// sessionPresentCheck is CheckSessionPresent's state.
+type sessionPresentCheck struct {
+	mustClose map[string]int // client -> step of the SP=1 CONNACK it must refuse
+	out       []Violation
+}
+
+func (c *sessionPresentCheck) add(i int, node, reason string) {
+	c.out = append(c.out, Violation{Step: i, Invariant: SessionPresent, Node: node, Reason: reason})
+}
+
+func (c *sessionPresentCheck) observe(t *tracker, i int, e *Event) {
+	switch e.Kind {
+	case Connected:
+		if e.CleanStart && e.SessionPresent {
+			c.add(i, BrokerNode, fmt.Sprintf("CONNACK to %s has Session Present=1 for Clean Start=1 [MQTT-3.2.2-2]", e.Node))
+		}
+		if e.SessionPresent && !e.HadState {
+			c.mustClose[e.Node] = i
+		}
+	case Sent:
+		if e.Packet.Type == CONNECT {
+			delete(c.mustClose, e.Node) // a new connection: the old one was closed
+		}
+		if at, ok := c.mustClose[e.Node]; ok && e.Packet.Type != DISCONNECT {
+			c.add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
+				packetName(e.Packet.Type), at))
+			delete(c.mustClose, e.Node)
+		}
+		if r := judgeDiscarded(t.sentState(e), &e.Packet); r != "" {
+			c.add(i, e.Node, r)
+		}
+	case ConnClosed, ConnOpened, Crash:
+		delete(c.mustClose, e.Node)
+	}
+}
+
+func (c *sessionPresentCheck) finish(h *History) []Violation {
+	if !hasKind(h, ConnClosed) {
+		return c.out // the history does not record connection ends
+	}
+	for _, node := range sortedKeys(c.mustClose) {
+		c.add(c.mustClose[node], node, "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
+	}
+	return c.out
+}
+
+// judgeDiscarded returns why p, sent on l, resends old-session state after a CONNACK
 // with Session Present=0 on this connection, or "".
-func (t *tracker) judgeDiscarded(e *Event) string {
-	p, d := &e.Packet, sentDir(e)
-	l := t.links[d]
-	if l == nil || !l.connacked || l.sp {
+func judgeDiscarded(l *dirState, p *Packet) string {
+	if !l.connacked || l.sp {
 		return ""
 	}
 	switch {
 	case p.Type == PUBLISH && p.Dup:
 		return fmt.Sprintf("PUBLISH id %d (msg %q) to %s with DUP=1 after Session Present=0 at step %d: the old session must be discarded [MQTT-3.2.2-5]",
-			p.ID, p.Msg, d.to, l.spStep)
+			p.ID, p.Msg, l.to, l.spStep)
 	case p.Type == PUBREL && !l.pubrecs[p.ID]:
 		return fmt.Sprintf("PUBREL id %d to %s after Session Present=0 at step %d with no PUBREC for it on this connection [MQTT-3.2.2-5]",
-			p.ID, d.to, l.spStep)
+			p.ID, l.to, l.spStep)
 	}
 	return ""
 }
