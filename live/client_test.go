@@ -326,10 +326,13 @@ func TestClientConnectionCutResumes(t *testing.T) {
 			phase(rec, model.LivenessStart)
 			mark = rec.Len()
 			connect(t, sub, false, true)
-			waitFor(t, rec, mark, "sub", model.Received, "resent PUBLISH sub-q2", func(e model.Event) bool {
+			i := waitFor(t, rec, mark, "sub", model.Received, "resent PUBLISH sub-q2", func(e model.Event) bool {
 				return e.Packet.Type == model.PUBLISH && e.Packet.Msg == "sub-q2" && e.Packet.Dup
 			})
-			waitFor(t, rec, mark, "sub", model.Sent, "PUBCOMP", func(e model.Event) bool { return e.Packet.Type == model.PUBCOMP })
+			id := rec.History().Events[i].Packet.ID
+			waitFor(t, rec, i, "sub", model.Sent, "PUBCOMP of sub-q2", func(e model.Event) bool {
+				return e.Packet.Type == model.PUBCOMP && e.Packet.ID == id
+			})
 			waitFor(t, rec, mark, "sub", model.Delivered, "sub-q1 again", msgIs("sub-q1"))
 			phase(rec, model.Quiescent)
 

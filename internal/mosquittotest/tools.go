@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +219,13 @@ func messages(lines []string) []string {
 // returns what arrived with ErrTimeout.
 func (s *Subscriber) WaitMessages(n int, timeout time.Duration) ([]string, error) {
 	err := s.waitLines(func(ls []string) bool { return len(messages(ls)) >= n }, timeout)
+	return s.Messages(), err
+}
+
+// WaitFor waits until a message line equals line and returns the messages
+// so far, or returns what arrived with ErrTimeout.
+func (s *Subscriber) WaitFor(line string, timeout time.Duration) ([]string, error) {
+	err := s.waitLines(func(ls []string) bool { return slices.Contains(messages(ls), line) }, timeout)
 	return s.Messages(), err
 }
 
