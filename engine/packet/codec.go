@@ -11,6 +11,9 @@ func Append(dst []byte, v Version, p Packet) ([]byte, error) {
 		// [MQTT-3.1.2-2] only protocol levels 4 and 5 exist here.
 		return dst, refuse("MQTT-3.1.2-2", UnsupportedProtocolVersion, "cannot encode for protocol "+v.String())
 	}
+	if isNil(p) {
+		return dst, protocol("§2.1.2", "nil packet")
+	}
 	switch p := p.(type) {
 	case *Connect:
 		return appendConnect(dst, v, p)
@@ -46,6 +49,45 @@ func Append(dst []byte, v Version, p Packet) ([]byte, error) {
 	return dst, protocol("§2.1.2", "not an MQTT control packet (nil or foreign type)")
 }
 
+// isNil reports whether p is nil or a nil pointer of one of the packet types.
+func isNil(p Packet) bool {
+	switch p := p.(type) {
+	case nil:
+		return true
+	case *Connect:
+		return p == nil
+	case *Connack:
+		return p == nil
+	case *Publish:
+		return p == nil
+	case *Puback:
+		return p == nil
+	case *Pubrec:
+		return p == nil
+	case *Pubrel:
+		return p == nil
+	case *Pubcomp:
+		return p == nil
+	case *Subscribe:
+		return p == nil
+	case *Suback:
+		return p == nil
+	case *Unsubscribe:
+		return p == nil
+	case *Unsuback:
+		return p == nil
+	case *Pingreq:
+		return p == nil
+	case *Pingresp:
+		return p == nil
+	case *Disconnect:
+		return p == nil
+	case *Auth:
+		return p == nil
+	}
+	return false
+}
+
 // appendHeader appends the fixed header: type, flags and Remaining Length.
 func appendHeader(dst []byte, t Type, flags byte, remaining int) ([]byte, error) {
 	if remaining > maxRemaining {
@@ -78,6 +120,9 @@ func Decode(v Version, buf []byte, maxPacketSize uint32) (Packet, int, error) {
 // Payload and byte-slice properties alias buf. It returns the bytes used, or
 // ErrIncomplete. A packet of another type is refused with a Protocol Error.
 func DecodePublish(v Version, buf []byte, p *Publish) (int, error) {
+	if p == nil {
+		return 0, protocol("§3.3", "DecodePublish into a nil *Publish")
+	}
 	t, flags, body, n, err := frame(v, buf, 0)
 	if err != nil {
 		return 0, err

@@ -232,6 +232,8 @@ type encodeRefusal struct {
 var encodeRefusals = []encodeRefusal{
 	{"version 3", 3, &Pingreq{}, "MQTT-3.1.2-2", UnsupportedProtocolVersion},
 	{"nil packet", V5, nil, "§2.1.2", ProtocolError},
+	{"nil *Publish", V5, (*Publish)(nil), "§2.1.2", ProtocolError},
+	{"nil *Connect", V311, (*Connect)(nil), "§2.1.2", ProtocolError},
 	{"PUBLISH QoS 3", V311, &Publish{QoS: 3, Topic: b("t"), PacketID: 1}, "MQTT-3.3.1-4", MalformedPacket},
 	{"PUBLISH DUP on QoS 0", V5, &Publish{Dup: true, Topic: b("t")}, "MQTT-3.3.1-2", MalformedPacket},
 	{"PUBLISH wildcard", V311, &Publish{Topic: b("a/#")}, "MQTT-3.3.2-2", TopicNameInvalid},
