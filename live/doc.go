@@ -1,4 +1,37 @@
 // Package live runs the same engine in the real world: over TCP, with wall
-// time and a file-backed record store. It records histories the model can
-// check, so real runs are judged by the same spec as simulated ones.
+// time and a file-backed record store. It records histories in the model's
+// vocabulary, so real runs (against mosquitto, or mosquitto's clients against
+// our broker) are judged by the same spec as simulated ones.
+//
+// Contract.
+//
+//   - Store is the durable record store: one file per key (keys escaped into
+//     safe file names), each with a magic, lengths and a CRC-32C. A Put
+//     writes a temp file and renames it (fsyncing file and directory when the
+//     Persist says Sync), so a crash leaves the old or the new record.
+//     Records never drops a corrupt record silently: the error names every
+//     bad file and wraps ErrCorrupt.
+//   - RunClient drives an engine.Client: one event-loop goroutine owns the
+//     engine and carries out its actions in order (Dial, Send, Persist,
+//     timers, Deliver, Complete); one goroutine per connection reads the
+//     socket into the loop. Wall time maps to engine.Time as Unix
+//     nanoseconds advanced by the monotonic clock, so a rebooted driver's
+//     clock keeps counting. The application calls Connect, Publish,
+//     Subscribe, Unsubscribe and Disconnect, which return when the command
+//     completes; its OnMessage callback runs on the loop and its nil return
+//     is the engine.Ack. CutConnection and Crash inject the real faults: a
+//     lost connection, and a process death after which only the store
+//     survives (a new RunClient on the same store is the reboot).
+//   - ServeBroker drives an engine.Broker on a net.Listener the same way.
+//   - Every driver writes Sent and Received packets (decoded from a copy of
+//     the byte stream), Accepted, Acknowledged, Delivered, Subscribed,
+//     Unsubscribed, Connected, ConnOpened, ConnClosed, Crash, Restart and
+//     Failed events into a Recorder, which several drivers may share.
+//
+// Every socket write and dial has a deadline (IOTimeout); commands take a
+// context. A store failure stops the driver as a crash would: the Failed
+// event names the error and every pending command fails with it.
+//
+// Unlike engine, model and sim, this package uses goroutines, channels and
+// the wall clock: it is the thin shell around the pure core.
 package live
