@@ -231,7 +231,7 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	if !ok || !c.alive[side] {
 		return
 	}
-	pkt := modelPacket(a.Packet)
+	pkt := w.modelPacket(a.Packet)
 	if ca, ok := a.Packet.(*packet.Connack); ok {
 		c.rm = receiveMax(ca)
 	}

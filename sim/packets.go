@@ -8,7 +8,9 @@ import (
 
 // modelPacket describes a packet in the model's terms. The message id of a
 // PUBLISH is its whole payload (the sim's applications publish the id).
-func modelPacket(p packet.Packet) model.Packet {
+// Topic and payload strings are interned: a run repeats a few topics and
+// message ids many times.
+func (w *World) modelPacket(p packet.Packet) model.Packet {
 	if p == nil {
 		return model.Packet{}
 	}
@@ -16,8 +18,8 @@ func modelPacket(p packet.Packet) model.Packet {
 	switch p := p.(type) {
 	case *packet.Publish:
 		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
-		m.Topic = string(p.Topic)
-		m.Payload = string(p.Payload)
+		m.Topic = w.intern(p.Topic)
+		m.Payload = w.intern(p.Payload)
 		m.Msg = m.Payload
 	case *packet.Puback:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
@@ -188,4 +190,14 @@ func tracePacket(t *tracer, p packet.Packet) {
 		t.int("sp", boolInt(p.SessionPresent))
 		t.int("rc", int64(p.Reason))
 	}
+}
+
+// intern returns b as a string, shared with every earlier equal one.
+func (w *World) intern(b []byte) string {
+	if s, ok := w.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	w.strs[s] = s
+	return s
 }

@@ -47,6 +47,9 @@ type Config struct {
 	// KeepTrace keeps the full trace text (Trace); the checksum is always
 	// computed.
 	KeepTrace bool
+	// SkipCheck leaves Result.Violations empty: the model check is not run
+	// (for raw-speed benchmarks and for drivers that check themselves).
+	SkipCheck bool
 
 	factory engineFactory // tests plug a fake engine in here
 }
@@ -163,6 +166,7 @@ type World struct {
 	stats  Stats
 	obs    observer
 	crashK int32 // exhaustive-mode node index, -1 if none
+	strs   map[string]string // interned topics and payloads
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
 }
@@ -182,6 +186,7 @@ func New(cfg Config) (*World, error) {
 		tr: newTracer(cfg.KeepTrace), crashK: -1, quietAt: -1,
 	}
 	w.stats.Faults = make(map[string]int)
+	w.strs = make(map[string]string)
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)
 	for i, name := range names {
