@@ -165,7 +165,7 @@ type World struct {
 	tr     tracer
 	stats  Stats
 	obs    observer
-	crashK int32 // exhaustive-mode node index, -1 if none
+	crashK int32             // exhaustive-mode node index, -1 if none
 	strs   map[string]string // interned topics and payloads
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
