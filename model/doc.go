@@ -20,7 +20,10 @@
 // message; Subscribed is emitted when the SUBACK arrives; HadState is true
 // when the client holds a session (possibly empty) as it connects. Connection
 // boundaries are read from ConnOpened/ConnClosed when present, and otherwise
-// from CONNECT/CONNACK packets and crashes.
+// from CONNECT/CONNACK packets and crashes. Checks that judge the end of a
+// run (NoLoss, PubrelAnswered, NoStuck) do so only when LivenessStart is
+// present; end-of-history violations point at the step that started the
+// obligation (the Accepted, the PUBREL) or at the last event.
 //
 // # Invariants
 //

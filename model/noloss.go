@@ -33,7 +33,9 @@ type accepted struct {
 // broker then had to route it. A subscription stops counting when the
 // subscriber later unsubscribes that filter or connects with Clean Start=1;
 // a message stops counting when its publisher connects with Clean Start=1
-// before it is acknowledged (the spec lets the session go). A Session
+// before it is acknowledged (the spec lets the session go). A publisher's
+// own subscriptions are not required to get its messages (No Local may be
+// set). A Session
 // Present=0 answer to Clean Start=0 does not excuse anything: the broker lost
 // the session.
 //
