@@ -1,4 +1,74 @@
 // Package sim is the deterministic world the engine runs in: a virtual clock,
 // a virtual network, crashable disks and crash points at every step. One
 // seeded source decides everything, so a seed is a replayable run.
+//
+// # Draws
+//
+// Every decision draws from one Source (math/rand/v2.Source): NewPCGSource
+// for ordinary runs, NewByteSource for fuzzing, or any Uint64 generator (the
+// properties package plugs a rapid-backed one in through Config.Source). A
+// zero draw is always the benign choice — no fault, the shortest delay, the
+// first candidate — so an all-zero source gives a fault-free run and
+// shrinking draws towards zero shrinks runs towards simple ones. With a seed
+// (no Source override) the fault profile, the plan and the run draw from three
+// independent PCG streams, so an edited plan replays with the same run draws.
+//
+// # The world
+//
+//   - Scheduler: a container/heap priority queue keyed (virtual time,
+//     sequence); the clock jumps to the next item; no wall clock anywhere.
+//   - Network: one connection per client dial, two FIFO byte streams each.
+//     Per packet: latency with jitter (plus a slow link's extra), bytes split
+//     into chunks, a reset (each side told at its own time) or a half-open
+//     fault (bytes vanish, one side or neither is told; keep-alive finds it).
+//     A partition holds a client's bytes, closes and dials until heal. A
+//     crashed node's endpoints vanish silently; data reaching them is answered
+//     by a reset.
+//   - Disk per node: a Persist without Sync is pending; a crash keeps every
+//     synced write and each pending one unless the draw loses it; a torn last
+//     write is dropped at restart (the disk models a checksummed log, so the
+//     engine never sees a corrupt record from the sim).
+//   - Nodes: the broker and the scenario's clients, each an engine built by
+//     engine.NewBroker/NewClient from its disk's records. Crash (memory,
+//     timers and unsynced writes gone), Restart, Stop (clean: all synced).
+//     Clients reconnect after a backoff when their connection ends.
+//   - Applications: each client publishes the plan's messages (payload = the
+//     message id, e.g. "p1-17"; accepted when Publish completes Accepted) and
+//     takes each delivery by appending it to its own synced log, then Acks.
+//   - Crash points: before and after every action of a Step and inside the
+//     application callback before and after its durable write. Random mode
+//     fires each with the profile's CrashPointPPM; exhaustive mode
+//     (Config.Crash) crashes one node at its K-th point; Result.CrashPoints
+//     gives the count per node to enumerate K.
+//
+// # Plans, profiles, scenarios
+//
+// A Plan is the workload and its plan-level faults as data, with a text form
+// (Plan.String, ParsePlan) whose header carries seed, profile, preset,
+// scenario and protocol version: a plan file replays with nothing else
+// (ConfigOf). Profiles (calm, lossy, crashy, swarm) give fault probabilities
+// in parts per million; swarm draws them from the seed. Scenarios (standard,
+// small) generate plans from a seed and a profile (Generate).
+//
+// # A run
+//
+// New builds a world; Apply runs plan ops (advance runs the clock); RunFor and
+// RunUntilQuiet drive it; Run is the loop over a whole plan. A run has two
+// phases: safety (faults on, the plan runs) and liveness (StartLiveness heals
+// every partition, restarts every node, reconnects every client, turns faults
+// off). The world must then go quiet within Config.LivenessBound: no packet id
+// in flight on either side of any session (followed from the packets), no
+// byte in flight, every client connected, the broker with nothing inflight or
+// queued (Broker.Stats), and every accepted QoS>=1 message delivered to every
+// subscriber whose subscription matched when it was accepted. Otherwise the
+// history ends with model.Stuck listing what is pending.
+//
+// Output: a model.History (the model package's vocabulary), a trace (one line
+// per event and action, with virtual time, headed by seed, profile and
+// preset) and the FNV-64a checksum of the trace, computed incrementally; the
+// full text is kept only with Config.KeepTrace.
+//
+// The package has no goroutines, channels, timers, package-level randomness or
+// map-order dependence: the same config and plan give the same checksum on any
+// machine and any GOMAXPROCS.
 package sim
