@@ -64,6 +64,9 @@ func TestBrokerMosquittoClientsQoS(t *testing.T) {
 			for _, typ := range []uint8{model.PUBACK, model.PUBREC, model.PUBCOMP} {
 				waitFor(t, rec, 0, model.BrokerNode, model.Sent, fmt.Sprintf("packet type %d", typ), func(e model.Event) bool { return e.Packet.Type == typ })
 			}
+			// The broker's own packets are judged too (PUBREL answered, ids
+			// unique per direction, ...).
+			checkModel(t, rec)
 		})
 	}
 }

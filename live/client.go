@@ -115,6 +115,7 @@ type Token struct {
 	filters  []string
 	accepted chan struct{}
 	done     chan struct{}
+	stopped  <-chan struct{} // the driver's loop ended
 	complete engine.Complete
 	err      error
 }
@@ -130,7 +131,7 @@ const (
 )
 
 func newToken(k cmdKind) *Token {
-	return &Token{kind: k, accepted: make(chan struct{}), done: make(chan struct{})}
+	return &Token{kind: k, accepted: make(chan struct{}), done: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 // Accepted is closed once the engine owns the command (a Publish stored as
@@ -145,6 +146,13 @@ func (t *Token) Wait(ctx context.Context) (engine.Complete, error) {
 	select {
 	case <-t.done:
 		return t.complete, t.err
+	case <-t.stopped:
+		select {
+		case <-t.done: // finished as the loop ended
+			return t.complete, t.err
+		default:
+			return engine.Complete{}, ErrClosed
+		}
 	case <-ctx.Done():
 		return engine.Complete{}, fmt.Errorf("live: waiting for command: %w", ctx.Err())
 	}
@@ -159,6 +167,13 @@ func (t *Token) WaitAccepted(ctx context.Context) error {
 			return t.err
 		default:
 			return nil
+		}
+	case <-t.stopped:
+		select {
+		case <-t.accepted:
+			return nil
+		default:
+			return ErrClosed
 		}
 	case <-ctx.Done():
 		return fmt.Errorf("live: waiting for acceptance: %w", ctx.Err())
@@ -181,6 +196,7 @@ func (t *Token) finish(c engine.Complete, err error) {
 
 // issue posts a command to the loop and returns its token.
 func (c *Client) issue(t *Token, build func(engine.CmdID) engine.Event) *Token {
+	t.stopped = c.l.done
 	if !c.l.post(func() {
 		if c.failed != nil {
 			t.finish(engine.Complete{}, c.failed)

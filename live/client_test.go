@@ -2,7 +2,9 @@ package live_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -409,5 +411,33 @@ func TestClientRebootFromStore(t *testing.T) {
 			}
 			checkModel(t, rec)
 		})
+	}
+}
+
+// TestClientStoreFailureStops: when the store cannot write, the driver stops
+// as a crash would: the publish fails with the store's error, the history
+// says Failed, and later commands fail with it too.
+func TestClientStoreFailureStops(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Options{})
+	dir := t.TempDir()
+	st, err := live.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := live.NewRecorder()
+	pub := runClient(t, live.ClientOptions{Addr: b.Addr, Config: clientConfig(t, "pub", packet.V5), Store: st, Recorder: rec})
+	connect(t, pub, false, false)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	err = pub.Publish(ctx(t), "f/1", []byte("no disk"), 1, false)
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("publish with a broken store: err = %v, want the store's not-exist error", err)
+	}
+	if n := count(rec.History(), "pub", model.Failed, nil); n != 1 {
+		t.Fatalf("%d Failed events, want 1\n%s", n, dump(rec.History()))
+	}
+	if err := pub.Publish(ctx(t), "f/2", []byte("after"), 0, false); err == nil {
+		t.Fatal("publish after the failure succeeded")
 	}
 }
