@@ -2,6 +2,7 @@ package mosquittotest_test
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -97,5 +98,32 @@ func TestFindMissing(t *testing.T) {
 	_, err := mosquittotest.Find("mosquitto_no_such_tool")
 	if !errors.Is(err, mosquittotest.ErrNotInstalled) {
 		t.Fatalf("err = %v, want ErrNotInstalled", err)
+	}
+}
+
+// recordingTB records how Require ended the test instead of ending it.
+type recordingTB struct {
+	testing.TB
+	calls []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.calls = append(r.calls, "fatal: "+fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Skipf(format string, args ...any) {
+	r.calls = append(r.calls, "skip: "+fmt.Sprintf(format, args...))
+}
+
+// TestRequireMissing: a missing program fails the test under CI=true and
+// skips it elsewhere, naming the install command either way.
+func TestRequireMissing(t *testing.T) {
+	for _, c := range []struct{ ci, want string }{{"true", "fatal: "}, {"", "skip: "}} {
+		t.Setenv("CI", c.ci)
+		r := &recordingTB{TB: t}
+		mosquittotest.Require(r, "mosquitto_no_such_tool")
+		if len(r.calls) == 0 || !strings.HasPrefix(r.calls[0], c.want) || !strings.Contains(r.calls[0], mosquittotest.InstallHint) {
+			t.Errorf("CI=%q: calls %q, want first a %q naming %q", c.ci, r.calls, c.want, mosquittotest.InstallHint)
+		}
 	}
 }
