@@ -381,6 +381,9 @@ func lowestID(s PropSet) PropID {
 // stray returns the first property whose value is set (non-zero) while its
 // Present bit is not, or 0.
 func (p *Properties) stray() PropID {
+	if p.Present == 0 && !p.anyValue() {
+		return 0
+	}
 	s := p.Present
 	switch {
 	case p.PayloadFormat != 0 && !s.Has(PropPayloadFormat):
@@ -435,6 +438,17 @@ func (p *Properties) stray() PropID {
 		return PropSharedSubAvailable
 	}
 	return 0
+}
+
+// anyValue reports whether any single-valued property field is non-zero.
+func (p *Properties) anyValue() bool {
+	bytes := p.PayloadFormat | p.RequestProblemInfo | p.RequestResponseInfo | p.MaximumQoS |
+		p.RetainAvailable | p.WildcardSubAvail | p.SubIDAvailable | p.SharedSubAvailable
+	ints := p.MessageExpiry | p.SessionExpiry | p.WillDelay | p.MaximumPacketSize |
+		uint32(p.ServerKeepAlive|p.ReceiveMaximum|p.TopicAliasMaximum|p.TopicAlias)
+	lens := len(p.ContentType) | len(p.ResponseTopic) | len(p.CorrelationData) | len(p.AssignedClientID) |
+		len(p.AuthMethod) | len(p.AuthData) | len(p.ResponseInfo) | len(p.ServerReference) | len(p.ReasonString)
+	return bytes != 0 || ints != 0 || lens != 0
 }
 
 // propsLen is the encoded size of the properties, without their length prefix.
