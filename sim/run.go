@@ -59,8 +59,8 @@ func Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	// About five history events per op; growing the slice costs more.
-	w.hist.Events = make([]model.Event, 0, 5*len(plan.Ops)+64)
+	// About six history events per op; growing the slice costs more.
+	w.hist.Events = make([]model.Event, 0, 6*len(plan.Ops)+64)
 	for _, op := range plan.Ops {
 		if err := w.Apply(op); err != nil {
 			return w.result(err)
