@@ -14,12 +14,12 @@ const (
 func checkSubscription(v Version, s *Subscription) error {
 	if v == V311 {
 		if s.QoS > 2 {
-			// [MQTT-3-8.3-4] QoS other than 0, 1 or 2 makes the SUBSCRIBE malformed.
-			return malformed("MQTT-3-8.3-4", "subscription QoS is "+strconv.Itoa(int(s.QoS)))
+			// [MQTT-3.8.3-4] (3.1.1; printed "MQTT-3-8.3-4" in the standard) QoS other than 0, 1 or 2 makes the SUBSCRIBE malformed.
+			return malformed("MQTT-3.8.3-4", "subscription QoS is "+strconv.Itoa(int(s.QoS)))
 		}
 		if s.NoLocal || s.RetainAsPublished || s.RetainHandling != 0 {
-			// [MQTT-3-8.3-4] the upper six option bits are reserved in 3.1.1.
-			return malformed("MQTT-3-8.3-4", "v5 subscription options in a 3.1.1 SUBSCRIBE")
+			// [MQTT-3.8.3-4] (3.1.1; printed "MQTT-3-8.3-4" in the standard) the upper six option bits are reserved in 3.1.1.
+			return malformed("MQTT-3.8.3-4", "v5 subscription options in a 3.1.1 SUBSCRIBE")
 		}
 	} else {
 		if s.QoS > 2 {
@@ -133,8 +133,8 @@ func decodeSubscribe(v Version, body []byte) (Packet, error) {
 			return nil, err
 		}
 		if v == V311 && o&^optQoS != 0 {
-			// [MQTT-3-8.3-4] reserved bits of the requested QoS byte MUST be 0.
-			return nil, malformed("MQTT-3-8.3-4", "reserved subscription option bits set")
+			// [MQTT-3.8.3-4] (3.1.1; printed "MQTT-3-8.3-4" in the standard) reserved bits of the requested QoS byte MUST be 0.
+			return nil, malformed("MQTT-3.8.3-4", "reserved subscription option bits set")
 		}
 		if o&0xC0 != 0 {
 			// [MQTT-3.8.3-5] bits 6 and 7 of the Subscription Options are reserved.
