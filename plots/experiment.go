@@ -39,7 +39,7 @@ type Experiment struct {
 	Variants []Variant
 	Fault    Fault     // what x is the probability of
 	Failure  Failure   // what counts a run as failed
-	Trial    TrialFunc // one run; nil until the sweep can be run
+	Trial    TrialFunc // one run
 }
 
 // Validate reports the first problem that keeps the experiment from running.
@@ -64,6 +64,9 @@ func (e Experiment) Validate() error {
 			return fmt.Errorf("%w: %s: variant name %q is empty or repeated", ErrBadExperiment, e.Name, v.Name)
 		}
 		seen[v.Name] = true
+		if v.Preset.Name == "" {
+			return fmt.Errorf("%w: %s: variant %s has no engine preset", ErrBadExperiment, e.Name, v.Name)
+		}
 	}
 	if e.Trial == nil {
 		return fmt.Errorf("%w: %s has no trial function", ErrBadExperiment, e.Name)
@@ -82,13 +85,17 @@ func (e Experiment) labels() map[string]string {
 
 // Experiments returns the registered experiments, in a fixed order.
 func Experiments() []Experiment {
-	return []Experiment{
+	exps := []Experiment{
 		ackOrder(),
 		retransmit(),
 		unknownPubrel(),
 		qos2State(),
 		brokerPersistence(),
 	}
+	for i := range exps {
+		exps[i].Trial = simTrial(exps[i].Fault, exps[i].Failure)
+	}
+	return exps
 }
 
 // Names returns the names of the registered experiments, in registry order.

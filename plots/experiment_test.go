@@ -32,9 +32,6 @@ func TestRegistry(t *testing.T) {
 // variant, and a fault and failure kind.
 func TestExperimentDefinitions(t *testing.T) {
 	for _, e := range Experiments() {
-		if e.Trial == nil {
-			e.Trial = fakeTrial // the definitions are checked here, not the wiring
-		}
 		if err := e.Validate(); err != nil {
 			t.Errorf("%s: %v", e.Name, err)
 		}
@@ -54,11 +51,14 @@ func TestExperimentDefinitions(t *testing.T) {
 	}
 }
 
-// TestVariantsDifferInOneKnob checks that each variant is the all-fixed
-// policy with only its experiment's knob changed, and that the last variant
-// is the all-fixed policy itself.
+// TestVariantsDifferInOneKnob checks that each variant is the engine's fixed
+// preset with only its experiment's knob changed, and that the last variant
+// is the fixed preset itself.
 func TestVariantsDifferInOneKnob(t *testing.T) {
-	fixed := fixedPreset()
+	fixed, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
 	knobs := map[string]func(engine.Preset) any{
 		"ack-order":          func(p engine.Preset) any { return p.Client.AckOrder },
 		"retransmit":         func(p engine.Preset) any { return p.Client.Retransmit },
@@ -95,10 +95,12 @@ func restoreKnob(name string, p, fixed engine.Preset) engine.Preset {
 		p.Client.Retransmit = fixed.Client.Retransmit
 	case "unknown-pubrel":
 		p.Client.UnknownPubrel = fixed.Client.UnknownPubrel
+		p.Client.UnknownPubrec = fixed.Client.UnknownPubrec
 	case "qos2-state":
 		p.Client.IncomingQoS2 = fixed.Client.IncomingQoS2
 	case "broker-persistence":
 		p.Broker.Persistence = fixed.Broker.Persistence
+		p.Broker.SnapshotEvery = fixed.Broker.SnapshotEvery
 	}
 	return p
 }

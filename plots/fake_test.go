@@ -2,7 +2,9 @@ package plots
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/mqttlab/mqttlab/engine"
 	"strings"
 )
 
@@ -28,8 +30,8 @@ func fakeExperiment() Experiment {
 		YLabel: "runs failing",
 		Xs:     []float64{0, 0.01, 0.05, 0.1},
 		Variants: []Variant{
-			{Name: "legacy", Label: "legacy behaviour"},
-			{Name: "fixed", Label: "fixed behaviour"},
+			{Name: "legacy", Label: "legacy behaviour", Preset: engine.Preset{Name: "legacy"}},
+			{Name: "fixed", Label: "fixed behaviour", Preset: engine.Preset{Name: "fixed"}},
 		},
 		Trial: fakeTrial,
 	}
