@@ -72,6 +72,7 @@ type Broker struct {
 
 	// per-Step scratch, reused
 	acts    []brokerAct
+	out     []Action // the slice Step returns, reused by the next Step
 	wbuf    []byte
 	matches []subMatch
 	fan     []brokerFanSend
@@ -113,6 +114,10 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 // Step feeds one event at virtual time now and returns the actions to carry
 // out, in order. Client commands (Connect, Publish, ...) are not broker
 // events and yield no action.
+//
+// The returned slice is reused by the next Step: carry the actions out (or
+// copy the slice) before calling Step again. The byte slices inside the
+// actions (Send.Data, Persist.Value) and the packets are never reused.
 func (b *Broker) Step(now Time, ev Event) []Action {
 	b.now = now
 	if b.restored {
@@ -187,24 +192,27 @@ func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 }
 
 // finish turns the Step's scratch into the returned actions: one allocation
-// for the slice and one for all the bytes sent.
+// for all the bytes sent, and the reused result slice.
 func (b *Broker) finish() []Action {
+	clear(b.out)
 	if len(b.acts) == 0 {
+		b.out = b.out[:0]
 		return nil
 	}
-	out := make([]Action, len(b.acts))
+	out := b.out[:0]
 	var data []byte
 	if len(b.wbuf) > 0 {
 		data = make([]byte, len(b.wbuf))
 		copy(data, b.wbuf)
 	}
-	for i, a := range b.acts {
+	for _, a := range b.acts {
 		if a.send {
-			out[i] = Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt}
+			out = append(out, Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt})
 		} else {
-			out[i] = a.act
+			out = append(out, a.act)
 		}
 	}
+	b.out = out
 	clear(b.acts)
 	b.acts = b.acts[:0]
 	b.wbuf = b.wbuf[:0]

@@ -190,7 +190,9 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			b.stats.DroppedQoS0++
 			return
 		}
-		b.fan = append(b.fan, brokerFanSend{s: s, qos0: &out})
+		o := new(brokerOut) // out itself must not escape: one allocation for QoS 0 only
+		*o = out
+		b.fan = append(b.fan, brokerFanSend{s: s, qos0: o})
 		return
 	}
 	out.seq = b.nextSeq()

@@ -79,6 +79,9 @@ func (b *Broker) handleConnect(c *brokerConn, p *packet.Connect) {
 		sp = true // [MQTT-3.2.2-3] v5; 3.1.1 [MQTT-3.2.2-2]
 	}
 	b.attach(c, s, p)
+	if !b.durable(s) {
+		b.dropRecords(s)
+	}
 	b.saveSession(s)
 	b.sendConnack(c, sp, assigned)
 	if sp {
@@ -206,23 +209,32 @@ func (b *Broker) endSession(s *brokerSession) {
 	b.cancelTimer(&s.expiryTimer)
 	for _, f := range sortedKeys(s.subs) {
 		b.tree.remove(f, s.id)
-		if s.persisted {
-			b.store.del(keySub(s.id, f))
-		}
 	}
-	if s.persisted {
-		for _, m := range s.inflight {
-			b.store.del(keyOut(s.id, m.seq))
-		}
-		for _, m := range s.queue {
-			b.store.del(keyOut(s.id, m.seq))
-		}
-		for _, id := range sortedKeys(s.inbound) {
-			b.store.del(keyIn(s.id, id))
-		}
-		b.store.del(keySession(s.id))
-	}
+	b.dropRecords(s)
 	delete(b.sessions, s.id)
+}
+
+// dropRecords deletes every durable record of the session: when it ends, or
+// when it is resumed with a Session Expiry of 0 (it will end at close, so a
+// restart must not bring back the old state).
+func (b *Broker) dropRecords(s *brokerSession) {
+	if !s.persisted {
+		return
+	}
+	for _, f := range sortedKeys(s.subs) {
+		b.store.del(keySub(s.id, f))
+	}
+	for _, m := range s.inflight {
+		b.store.del(keyOut(s.id, m.seq))
+	}
+	for _, m := range s.queue {
+		b.store.del(keyOut(s.id, m.seq))
+	}
+	for _, id := range sortedKeys(s.inbound) {
+		b.store.del(keyIn(s.id, id))
+	}
+	b.store.del(keySession(s.id))
+	s.persisted = false
 }
 
 // armExpiry sets the session's expiry timer, unless it never expires.
