@@ -23,6 +23,18 @@
 //     per variant with Wilson error bars, both axes in percent. Run does
 //     Measure then Write: NAME.csv, NAME.png and NAME.svg in the output dir.
 //
+// The five experiments (ack-order, retransmit, unknown-pubrel, qos2-state,
+// broker-persistence) run one sim.Run of the "standard" scenario per trial,
+// with the variant's engine preset and the calm profile plus one fault:
+//   - crash faults hit one node (s1, p1 or broker): its first crash point to
+//     fire, each with probability x, is drawn from the trial seed and the
+//     sim's exhaustive mode crashes it there, so a run has at most one crash;
+//   - QoS2 state loss sets the profile's StateLossPPM to x per workload step.
+//
+// A trial fails when model.Check, limited to the experiment's invariants
+// (NoLoss; NoStuck and PubrelAnswered; QoS2ExactlyOnce), finds a violation.
+// Every variant is judged by the same invariants, promised or not.
+//
 // plots is not a pure package: it uses floats and goroutines. It never
 // feeds either back into a simulated run.
 package plots
