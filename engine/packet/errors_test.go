@@ -86,7 +86,9 @@ var refusals = []refusal{
 	{"v4 CONNACK remaining length 3", V311, "20 03 00 00 00", "§3.2.1", MalformedPacket, 0},
 	{"v5 CONNACK Maximum QoS 2", V5, "20 05 00 00 02 24 02", "§2.2.2.2", ProtocolError, 0},
 	{"v5 CONNACK Retain Available 2", V5, "20 05 00 00 02 25 02", "§2.2.2.2", ProtocolError, 0},
-	{"v5 CONNACK Receive Maximum 0", V5, "20 06 00 00 03 21 0000", "§3.1.2.11.3", ProtocolError, 0},
+	{"v5 CONNACK Receive Maximum 0", V5, "20 06 00 00 03 21 0000", "§3.2.2.3.3", ProtocolError, 0},
+	{"v5 CONNACK Maximum Packet Size 0", V5, "20 08 00 00 05 27 00000000", "§3.2.2.3.6", ProtocolError, 0},
+	{"v5 CONNACK Authentication Data without Method", V5, "20 07 00 00 04 16 0001'd'", "§3.2.2.3.18", ProtocolError, 0},
 	{"v5 CONNACK Will Delay", V5, "20 08 00 00 05 18 00000001", "§2.2.2.2", ProtocolError, 0},
 
 	// PUBLISH.

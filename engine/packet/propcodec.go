@@ -233,11 +233,11 @@ func checkProps(ctx propCtx, p *Properties) error {
 	}
 	if s.Has(PropReceiveMaximum) && p.ReceiveMaximum == 0 {
 		// 5.0 §3.1.2.11.3 / §3.2.2.3.3: Receive Maximum 0 is a Protocol Error.
-		return protocol("§3.1.2.11.3", "Receive Maximum is 0")
+		return protocol(inConnack(ctx, "§3.1.2.11.3", "§3.2.2.3.3"), "Receive Maximum is 0")
 	}
 	if s.Has(PropMaximumPacketSize) && p.MaximumPacketSize == 0 {
 		// 5.0 §3.1.2.11.4 / §3.2.2.3.6: Maximum Packet Size 0 is a Protocol Error.
-		return protocol("§3.1.2.11.4", "Maximum Packet Size is 0")
+		return protocol(inConnack(ctx, "§3.1.2.11.4", "§3.2.2.3.6"), "Maximum Packet Size is 0")
 	}
 	if s.Has(PropTopicAlias) && p.TopicAlias == 0 {
 		// [MQTT-3.3.2-8] a Topic Alias of 0 is not permitted.
@@ -254,10 +254,18 @@ func checkProps(ctx propCtx, p *Properties) error {
 		return protocol("§3.8.2.1.2", "Subscription Identifier included more than once in SUBSCRIBE")
 	}
 	if s.Has(PropAuthData) && !s.Has(PropAuthMethod) {
-		// 5.0 §3.1.2.11.10 / §3.2.2.3.18 / §3.15.2.2.3: Authentication Data without Method is a Protocol Error.
-		return protocol("§3.1.2.11.10", "Authentication Data without Authentication Method")
+		// 5.0 §3.1.2.11.10 / §3.2.2.3.18: Authentication Data without Method is a Protocol Error.
+		return protocol(inConnack(ctx, "§3.1.2.11.10", "§3.2.2.3.18"), "Authentication Data without Authentication Method")
 	}
 	return checkPropStrings(p)
+}
+
+// inConnack picks the section of a CONNECT property rule, or of its CONNACK twin.
+func inConnack(ctx propCtx, connect, connack string) string {
+	if ctx == ctxConnack {
+		return connack
+	}
+	return connect
 }
 
 // checkPropBytes enforces the ranges of the byte properties (5.0 §3.1.2.11,
