@@ -266,7 +266,7 @@ func checkID(v Version, t Type, id uint16) error {
 	return nil
 }
 
-// checkVersion refuses a packet that does not exist in 3.1.1.
+// checkV5Only refuses a packet that does not exist in 3.1.1.
 func checkV5Only(v Version, t Type) error {
 	if v != V5 {
 		// 3.1.1 §2.2.1: type 15 is reserved.

@@ -113,6 +113,8 @@ var vectors = []vector{
 // to the shorter form.
 var decodeOnly = []vector{
 	{"v5 PUBACK explicit success, empty properties", V5, &Puback{PacketID: 1}, "40 04 0001 00 00"},
+	{"v5 PUBACK explicit success, no properties", V5, &Puback{PacketID: 1}, "40 03 0001 00"},
+	{"v5 PUBCOMP explicit success", V5, &Pubcomp{PacketID: 2}, "70 03 0002 00"},
 	{"v5 PUBREL reason, empty properties", V5, &Pubrel{PacketID: 1, Reason: PacketIdentifierNotFound}, "62 04 0001 92 00"},
 	{"v5 DISCONNECT explicit normal", V5, &Disconnect{}, "E0 02 00 00"},
 	{"v5 DISCONNECT reason only zero", V5, &Disconnect{}, "E0 01 00"},
