@@ -370,3 +370,38 @@ func (c *Client) closeConn(err error) {
 	c.emit(CloseConn{Conn: c.conn, Reason: err})
 	c.connLost(err)
 }
+
+// clientAck holds an acknowledgement packet and room for its encoding, so
+// that both take one allocation on the hot path.
+type clientAck[P any] struct {
+	p P
+	b [8]byte
+}
+
+// sendAck sends a PUBACK, PUBREC, PUBREL or PUBCOMP with reason rc (v5 only;
+// 0 is omitted on the wire).
+func (c *Client) sendAck(t packet.Type, id uint16, rc packet.ReasonCode) bool {
+	var p packet.Packet
+	var buf []byte
+	switch t {
+	case packet.PUBACK:
+		a := &clientAck[packet.Puback]{p: packet.Puback{PacketID: id, Reason: rc}}
+		p, buf = &a.p, a.b[:0]
+	case packet.PUBREC:
+		a := &clientAck[packet.Pubrec]{p: packet.Pubrec{PacketID: id, Reason: rc}}
+		p, buf = &a.p, a.b[:0]
+	case packet.PUBREL:
+		a := &clientAck[packet.Pubrel]{p: packet.Pubrel{PacketID: id, Reason: rc}}
+		p, buf = &a.p, a.b[:0]
+	default:
+		a := &clientAck[packet.Pubcomp]{p: packet.Pubcomp{PacketID: id, Reason: rc}}
+		p, buf = &a.p, a.b[:0]
+	}
+	data, err := packet.Append(buf, c.v, p)
+	if err != nil {
+		c.closeConn(fmt.Errorf("%w: encoding %s: %w", ErrClientInternal, t, err))
+		return false
+	}
+	c.sendBytes(data[:len(data):len(data)], p)
+	return true
+}

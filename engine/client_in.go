@@ -83,7 +83,7 @@ func (c *Client) handlePublish(p *packet.Publish) {
 // delivers and sends PUBACK on the application's Ack [MQTT-4.3.2-4].
 func (c *Client) receiveQoS1(p *packet.Publish) {
 	if c.cfg.Policy.AckOrder == LegacyAckBeforeCallback {
-		if c.send(&packet.Puback{PacketID: p.PacketID}) {
+		if c.sendAck(packet.PUBACK, p.PacketID, 0) {
 			c.deliver(p)
 		}
 		return
@@ -99,7 +99,7 @@ func (c *Client) receiveQoS1(p *packet.Publish) {
 func (c *Client) receiveQoS2(p *packet.Publish) {
 	if _, ok := c.in.awaitingRel[p.PacketID]; ok {
 		// [MQTT-4.3.3-10] a duplicate before PUBREL: PUBREC again, no clientDelivery.
-		c.send(&packet.Pubrec{PacketID: p.PacketID})
+		c.sendAck(packet.PUBREC, p.PacketID, 0)
 		return
 	}
 	if d := c.in.pendingByID[p.PacketID]; d != nil {
@@ -108,7 +108,7 @@ func (c *Client) receiveQoS2(p *packet.Publish) {
 	}
 	if c.cfg.Policy.AckOrder == LegacyAckBeforeCallback {
 		c.awaitRel(p.PacketID)
-		if c.send(&packet.Pubrec{PacketID: p.PacketID}) { // [MQTT-4.3.3-8]
+		if c.sendAck(packet.PUBREC, p.PacketID, 0) { // [MQTT-4.3.3-8]
 			c.deliver(p)
 		}
 		return
@@ -180,9 +180,9 @@ func (c *Client) flushAcks() {
 		}
 		var ok bool
 		if d.qos == 1 {
-			ok = c.send(&packet.Puback{PacketID: d.id}) // [MQTT-4.3.2-4]
+			ok = c.sendAck(packet.PUBACK, d.id, 0) // [MQTT-4.3.2-4]
 		} else {
-			ok = c.send(&packet.Pubrec{PacketID: d.id}) // [MQTT-4.3.3-8]
+			ok = c.sendAck(packet.PUBREC, d.id, 0) // [MQTT-4.3.3-8]
 		}
 		if !ok {
 			return
@@ -225,7 +225,7 @@ func (c *Client) handlePubrel(p *packet.Pubrel) {
 	if c.cfg.Policy.IncomingQoS2 == QoS2Durable {
 		c.persistDelete(clientInKey(p.PacketID))
 	}
-	c.send(&packet.Pubcomp{PacketID: p.PacketID}) // [MQTT-4.3.3-11]
+	c.sendAck(packet.PUBCOMP, p.PacketID, 0) // [MQTT-4.3.3-11]
 }
 
 // unknownPubrel answers a PUBREL whose id is unknown: PUBCOMP 0x92 in v5,
@@ -236,7 +236,7 @@ func (c *Client) unknownPubrel(id uint16) {
 		c.becomeStuck(fmt.Errorf("%w: PUBREL %d", ErrClientStuck, id))
 		return
 	}
-	c.send(&packet.Pubcomp{PacketID: id, Reason: c.notFound()}) // [MQTT-4.3.3-11]
+	c.sendAck(packet.PUBCOMP, id, c.notFound()) // [MQTT-4.3.3-11]
 }
 
 // discardIncoming drops the incoming QoS2 state and its records, and every

@@ -251,7 +251,7 @@ func (c *Client) handlePubrec(p *packet.Pubrec) {
 			c.persistPut(clientOutKey(m.id), clientEncodeOut(m))
 		}
 	}
-	c.send(&packet.Pubrel{PacketID: m.id}) // a repeated PUBREC gets PUBREL again
+	c.sendAck(packet.PUBREL, m.id, 0) // a repeated PUBREC gets PUBREL again
 }
 
 // unknownPubrec answers a PUBREC whose id is not in flight: PUBREL 0x92 in
@@ -262,7 +262,7 @@ func (c *Client) unknownPubrec(id uint16) {
 		c.becomeStuck(fmt.Errorf("%w: PUBREC %d", ErrClientStuck, id))
 		return
 	}
-	c.send(&packet.Pubrel{PacketID: id, Reason: c.notFound()})
+	c.sendAck(packet.PUBREL, id, c.notFound())
 }
 
 // notFound is 0x92 Packet Identifier not found in v5, 0 in 3.1.1.
@@ -292,7 +292,7 @@ func (c *Client) resendSession() {
 		if c.cfg.Policy.Mutations&MutPublishAfterPubrel != 0 {
 			c.sendPublish(m) // canary: PUBLISH after its PUBREL
 		}
-		if !c.send(&packet.Pubrel{PacketID: m.id}) {
+		if !c.sendAck(packet.PUBREL, m.id, 0) {
 			return
 		}
 		m.counted = true
