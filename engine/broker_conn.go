@@ -231,14 +231,10 @@ func (b *Broker) dropConn(c *brokerConn) {
 	s.conn = nil
 	s.offlineAt = b.now
 	if s.will != nil {
-		delay := s.will.delay
-		if s.expiry < delay {
-			delay = s.expiry
-		}
-		if delay == 0 {
+		if delay := min(s.will.delay, s.expiry); delay == 0 {
 			b.publishWill(s) // [MQTT-3.1.2-8]
 		} else {
-			s.willTimer = b.setTimer(b.now+Time(int64(delay)*Second), brokerTimer{kind: timerWill, client: s.id})
+			s.willTimer = b.setTimer(b.now+Time(int64(min(s.will.delay, s.expiry))*Second), brokerTimer{kind: timerWill, client: s.id})
 		}
 	}
 	if s.expiry == 0 {

@@ -117,6 +117,13 @@ func (b *Broker) saveSession(s *brokerSession) {
 	w.u8(byte(s.version))
 	w.u32(s.expiry)
 	w.u64(uint64(s.offlineAt))
+	w.bool(s.will != nil)
+	if s.will != nil {
+		w.u8(byte(s.will.qos))
+		w.bool(s.will.retain)
+		w.u32(s.will.delay)
+		w.msg(&s.will.msg)
+	}
 	b.store.put(keySession(s.id), w.b)
 }
 
@@ -266,6 +273,11 @@ func (b *Broker) seen(seq uint64) { b.seq = max(b.seq, seq) }
 func (b *Broker) restoreSession(r Record) error {
 	rd := recReader{b: r.Value}
 	seq, id, ver, exp, off := rd.u64(), rd.str(), rd.u8(), rd.u32(), int64(rd.u64())
+	var will *brokerWill
+	if rd.bool() {
+		will = &brokerWill{qos: qosOf(rd.u8()), retain: rd.bool(), delay: rd.u32()}
+		will.msg = rd.msg()
+	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
@@ -275,9 +287,12 @@ func (b *Broker) restoreSession(r Record) error {
 	if ver != 4 && ver != 5 {
 		return corrupt(r.Key, "protocol version "+strconv.Itoa(int(ver)))
 	}
+	if will != nil && (will.qos > 2 || !validTopicName(will.msg.topic)) {
+		return corrupt(r.Key, "invalid will")
+	}
 	b.seen(seq)
 	s := b.newSession(id)
-	s.version, s.expiry, s.offlineAt, s.persisted = packetVersion(ver), exp, Time(off), true
+	s.version, s.expiry, s.offlineAt, s.persisted, s.will = packetVersion(ver), exp, Time(off), true, will
 	return nil
 }
 

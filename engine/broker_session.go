@@ -266,14 +266,29 @@ func (b *Broker) resumeRestored() {
 	for _, id := range b.sortedSessionIDs() {
 		s := b.sessions[id]
 		if s.offlineAt < 0 {
-			s.offlineAt = b.now
+			s.offlineAt = b.now // its connection died with the broker
 			b.saveSession(s)
 		}
+		b.resumeWill(s)
 		b.expireIfDue(s)
 		if b.sessions[id] == s {
 			b.armExpiry(s)
 		}
 	}
+}
+
+// resumeWill publishes a restored session's will whose delay has passed
+// since the session went offline, or re-arms its timer [MQTT-3.1.2-8].
+func (b *Broker) resumeWill(s *brokerSession) {
+	if s.will == nil {
+		return
+	}
+	at := s.offlineAt + Time(int64(min(s.will.delay, s.expiry))*Second)
+	if b.now >= at {
+		b.publishWill(s)
+		return
+	}
+	s.willTimer = b.setTimer(at, brokerTimer{kind: timerWill, client: s.id})
 }
 
 // resend retransmits a resumed session's inflight messages after a
@@ -310,6 +325,7 @@ func (b *Broker) publishWill(s *brokerSession) {
 	w := s.will
 	s.will = nil
 	b.cancelTimer(&s.willTimer)
+	b.saveSession(s) // a restart must not publish it again
 	b.stats.Wills++
 	b.fanoutStore(w.msg, w.qos, w.retain, "")
 	b.fanoutSend()
