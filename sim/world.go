@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/model"
@@ -231,7 +232,9 @@ func (w *World) boot(n *node) error {
 	}
 	n.app.hasSession = false
 	for _, r := range recs {
-		if r.Key == clientSessionKey {
+		// Stored outgoing or incoming QoS2 messages are session state too
+		// (§4.1), with or without the marker: the engine counts them.
+		if r.Key == clientSessionKey || strings.HasPrefix(r.Key, "out/") || isIncomingQoS2Key(r.Key) {
 			n.app.hasSession = true
 		}
 	}
