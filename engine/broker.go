@@ -64,9 +64,10 @@ type Broker struct {
 	stats    BrokerStats
 
 	nextTimer TimerID
-	seq       uint64 // last sequence number handed out (records, messages)
-	assigned  uint64 // last assigned client id number
-	restored  bool   // restored sessions still need their expiry checked
+	seq       uint64            // last sequence number handed out (records, messages)
+	assigned  uint64            // last assigned client id number
+	restored  bool              // restored sessions still need their expiry checked
+	pendingIn []brokerPendingIn // restored inbound QoS 2 fanouts to finish
 
 	store brokerStore // pending durable changes
 

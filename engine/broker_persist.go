@@ -164,6 +164,8 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.retain)
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
+	w.str(m.msg.origin)
+	w.u16(m.msg.originID)
 	b.store.put(keyOut(s.id, m.seq), w.b)
 }
 
@@ -174,8 +176,9 @@ func (b *Broker) delOut(s *brokerSession, seq uint64) {
 	}
 }
 
-// saveInbound writes an inbound QoS 2 id awaiting PUBREL.
-func (b *Broker) saveInbound(s *brokerSession, id uint16) {
+// saveInbound writes an inbound QoS 2 id awaiting PUBREL; with a message it
+// is marked pending: the message's fanout may not be stored yet.
+func (b *Broker) saveInbound(s *brokerSession, id uint16, pending *brokerMsg, retain bool) {
 	if !b.durable(s) {
 		return
 	}
@@ -183,7 +186,21 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16) {
 	w.u64(b.nextSeq())
 	w.str(s.id)
 	w.u16(id)
+	w.bool(pending != nil)
+	if pending != nil {
+		w.bool(retain)
+		w.msg(pending)
+	}
 	b.store.put(keyIn(s.id, id), w.b)
+}
+
+// brokerPendingIn is a restored inbound QoS 2 message whose fanout may be
+// incomplete.
+type brokerPendingIn struct {
+	client string
+	id     uint16
+	msg    brokerMsg
+	retain bool
 }
 
 // delInbound deletes an inbound QoS 2 id record.
@@ -248,7 +265,7 @@ func (b *Broker) restore(records []Record) error {
 			s.ids.SetLast(s.inflight[n-1].id)
 		}
 	}
-	b.restored = len(b.sessions) > 0
+	b.restored = len(b.sessions) > 0 // pendingIn belong to sessions
 	return nil
 }
 
@@ -322,6 +339,7 @@ func (b *Broker) restoreOut(r Record) error {
 	var id string
 	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.str(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
 	m.msg = rd.msg()
+	m.msg.origin, m.msg.originID = rd.str(), rd.u16()
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
@@ -348,15 +366,23 @@ func (b *Broker) restoreOut(r Record) error {
 func (b *Broker) restoreInbound(r Record) error {
 	rd := recReader{b: r.Value}
 	seq, id, pid := rd.u64(), rd.str(), rd.u16()
+	var p *brokerPendingIn
+	if rd.bool() {
+		p = &brokerPendingIn{client: id, id: pid, retain: rd.bool(), msg: rd.msg()}
+		p.msg.origin, p.msg.originID = id, pid
+	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keyIn(id, pid) || pid == 0 {
+	if r.Key != keyIn(id, pid) || pid == 0 || (p != nil && !validTopicName(p.msg.topic)) {
 		return corrupt(r.Key, "inbound id does not match its key")
 	}
 	b.seen(seq)
 	if s := b.sessions[id]; s != nil {
 		s.inbound[pid] = 0
+		if p != nil {
+			b.pendingIn = append(b.pendingIn, *p)
+		}
 	}
 	return nil
 }

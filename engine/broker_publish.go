@@ -9,9 +9,11 @@ import (
 // brokerMsg is an immutable application message shared by every session it
 // was routed to. topic and payload share one buffer.
 type brokerMsg struct {
-	topic   []byte
-	payload []byte
-	props   *packet.Properties // forwarded v5 properties; nil when none
+	topic    []byte
+	payload  []byte
+	props    *packet.Properties // forwarded v5 properties; nil when none
+	origin   string             // publishing client id ("" for a will)
+	originID uint16             // its QoS 2 packet id, 0 otherwise
 }
 
 // brokerOut is one outbound message of a session.
@@ -85,11 +87,16 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		b.sendNow(c, ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
 	msg := newBrokerMsg(topic, p.Payload, &p.Props, c.version == packet.V5)
-	b.fanoutStore(msg, p.QoS, p.Retain, s.id)
+	msg.origin = s.id
 	if p.QoS == 2 {
+		msg.originID = p.PacketID
 		s.inbound[p.PacketID] = c.id
 		c.inQoS2++
-		b.saveInbound(s, p.PacketID)
+		b.beginInbound(s, msg, p.Retain)
+	}
+	b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)
+	if p.QoS == 2 {
+		b.saveInbound(s, p.PacketID, nil, false) // done: the copies are stored
 	}
 	b.fanoutSend()
 	if !ackFirst && p.QoS > 0 {
@@ -142,14 +149,16 @@ func (b *Broker) resolveAlias(c *brokerConn, p *packet.Publish) ([]byte, bool) {
 // packet id when its window has room), and the durable changes are recorded.
 // Nothing is sent until fanoutSend. from is the publishing client, for
 // No Local [MQTT-3.8.3-3].
-func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from string) {
+// skip lists sessions that already hold their copy (a fanout redone after
+// a restart).
+func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from string, skip map[string]bool) {
 	if retain {
 		b.storeRetained(m, qos) // [MQTT-3.3.1-5] [MQTT-3.3.1-6]
 	}
 	b.fan = b.fan[:0]
 	b.matches = b.tree.match(m.topic, b.matches[:0])
 	for _, sm := range b.matches {
-		if sm.opts.NoLocal && sm.client == from {
+		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
 			continue // [MQTT-3.8.3-3]
 		}
 		s := b.sessions[sm.client]
@@ -159,6 +168,42 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 		out.retain = retain && s.version == packet.V5 && sm.opts.RetainAsPublished
 		b.enqueue(s, out)
 	}
+}
+
+// beginInbound makes an inbound QoS 2 PUBLISH durable before its copies
+// are: with every-change persistence the id record, holding the message and
+// marked pending, is synced first, so a crash that keeps only some of the
+// copies is repaired at restart (the fanout is redone for the sessions
+// without theirs) instead of forwarding the resent PUBLISH twice
+// [MQTT-4.3.3-10] or losing it.
+func (b *Broker) beginInbound(s *brokerSession, m brokerMsg, retain bool) {
+	if b.pol.Persistence != PersistEveryChange || !b.durable(s) {
+		return
+	}
+	b.saveInbound(s, m.originID, &m, retain)
+	b.store.flush(b)
+}
+
+// redoInbound finishes, at the first Step after a restart, the fanout of an
+// inbound QoS 2 message whose id record is still pending.
+func (b *Broker) redoInbound(p brokerPendingIn) {
+	s := b.sessions[p.client]
+	if s == nil {
+		return
+	}
+	skip := map[string]bool{}
+	for id, ss := range b.sessions {
+		for _, list := range [][]brokerOut{ss.inflight, ss.queue} {
+			for i := range list {
+				if list[i].msg.origin == p.client && list[i].msg.originID == p.id {
+					skip[id] = true
+				}
+			}
+		}
+	}
+	b.fanoutStore(p.msg, 2, p.retain, p.client, skip)
+	b.fan = b.fan[:0] // nobody is connected yet
+	b.saveInbound(s, p.id, nil, false)
 }
 
 // fanoutSend is phase two: the durable changes are flushed (synced) and the

@@ -36,6 +36,7 @@ import (
 //	advance DUR                 move the clock, firing due timers in order
 //	crash                       drop the broker and every unsynced write
 //	crashat N COMMAND           run COMMAND, carry out only its first N actions, crash
+//	crashkeep N COMMAND         the same, but the disk keeps the unsynced writes
 //	restart                     NewBroker from the synced records
 //	stats key=value ...         compare BrokerStats fields
 //	records PREFIX N            N synced records have keys starting with PREFIX
@@ -194,14 +195,7 @@ func (w *bsWorld) apply(a Action) {
 	case Persist:
 		w.pending = append(w.pending, a)
 		if a.Sync {
-			for _, p := range w.pending {
-				if p.Op == Put {
-					w.synced[p.Key] = p.Value
-				} else {
-					delete(w.synced, p.Key)
-				}
-			}
-			w.pending = nil
+			w.syncPending()
 		}
 		if w.show["persist"] {
 			op := "put"
@@ -344,7 +338,7 @@ func (w *bsWorld) exec(line string) error {
 	case "crash":
 		w.crash()
 		return nil
-	case "crashat":
+	case "crashat", "crashkeep":
 		n, err := strconv.Atoi(args[0])
 		if err != nil {
 			return err
@@ -352,6 +346,9 @@ func (w *bsWorld) exec(line string) error {
 		w.limit = n
 		err = w.exec(strings.Join(args[1:], " "))
 		w.limit = -1
+		if cmd == "crashkeep" { // the disk happened to keep the unsynced writes
+			w.syncPending()
+		}
 		w.crash()
 		return err
 	case "restart":
@@ -397,6 +394,18 @@ func (w *bsWorld) exec(line string) error {
 	}
 	w.step(BytesReceived{Conn: c, Data: data})
 	return nil
+}
+
+// syncPending makes every pending write durable.
+func (w *bsWorld) syncPending() {
+	for _, p := range w.pending {
+		if p.Op == Put {
+			w.synced[p.Key] = p.Value
+		} else {
+			delete(w.synced, p.Key)
+		}
+	}
+	w.pending = nil
 }
 
 // crash drops the broker, its timers and every unsynced write.

@@ -263,6 +263,10 @@ func (b *Broker) expireIfDue(s *brokerSession) {
 // resumeRestored runs at the first Step after a restart: sessions that were
 // online when saved count their expiry from now; due sessions end.
 func (b *Broker) resumeRestored() {
+	for _, p := range b.pendingIn {
+		b.redoInbound(p)
+	}
+	b.pendingIn = nil
 	for _, id := range b.sortedSessionIDs() {
 		s := b.sessions[id]
 		if s.offlineAt < 0 {
@@ -327,6 +331,6 @@ func (b *Broker) publishWill(s *brokerSession) {
 	b.cancelTimer(&s.willTimer)
 	b.saveSession(s) // a restart must not publish it again
 	b.stats.Wills++
-	b.fanoutStore(w.msg, w.qos, w.retain, "")
+	b.fanoutStore(w.msg, w.qos, w.retain, "", nil)
 	b.fanoutSend()
 }
