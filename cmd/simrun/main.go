@@ -1,18 +1,98 @@
-// Command simrun is the lab's front door: it runs, replays and campaigns
-// simulations of the MQTT engine and plots failure-rate experiments.
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+// Exit statuses.
+const (
+	exitOK          = 0   // nothing promised was violated
+	exitViolation   = 1   // a promised invariant was violated
+	exitUsage       = 2   // bad flags, values or input files, or the command could not run
+	exitInterrupted = 130 // a campaign stopped by SIGINT or SIGTERM
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: ctx, stopSignals: stop, terminal: stdoutIsTerminal()}
+	os.Exit(env.run(os.Args[1:]))
+}
 
 // run is the whole command; tests drive it directly. It returns the exit
 // status: 0 ok, 1 a violation was found, 2 a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "simrun: no subcommands yet")
-	return 2
+	e := &env{stdout: stdout, stderr: stderr, ctx: context.Background(), stopSignals: func() {}}
+	return e.run(args)
+}
+
+// env is what a subcommand runs with: its output streams, the context that a
+// signal cancels, and whether stdout is a terminal (for the progress bar).
+type env struct {
+	stdout, stderr io.Writer
+	ctx            context.Context
+	// stopSignals restores the default signal behaviour, so a second
+	// Ctrl-C kills a campaign that is already stopping.
+	stopSignals func()
+	terminal    bool
+	// afterResult, if set, is called by a campaign after each recorded
+	// result (tests use it to interrupt a campaign part way).
+	afterResult func(done int)
+}
+
+// command is one subcommand.
+type command struct {
+	name, args, doc string
+	run             func(e *env, args []string) int
+}
+
+// commands lists the subcommands in the order -h shows them.
+func commands() []command {
+	return []command{
+		{"run", "[flags]", "run one seed and print what happened and what it violated", (*env).cmdRun},
+		{"replay", "FILE [flags]", "replay a saved plan file and print the same summary", (*env).cmdReplay},
+		{"campaign", "[flags]", "run many seeds over workers; save failing plans; resumable and shardable", (*env).cmdCampaign},
+		{"merge", "DIR...", "combine the results.jsonl of campaign shards into one summary", (*env).cmdMerge},
+		{"experiment", "NAME [flags] | -list", "run a failure-rate sweep and write CSV, PNG and SVG", (*env).cmdExperiment},
+		{"presets", "", "list the engine policy presets", (*env).cmdPresets},
+		{"profiles", "", "list the fault profiles", (*env).cmdProfiles},
+		{"scenarios", "", "list the scenarios", (*env).cmdScenarios},
+	}
+}
+
+// run dispatches to the subcommand named by args[0].
+func (e *env) run(args []string) int {
+	if len(args) == 0 {
+		e.topUsage(e.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		e.topUsage(e.stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "simrun: unknown subcommand %q\n", args[0])
+	fmt.Fprintln(e.stderr, "Run 'simrun -h' for the list of subcommands.")
+	return exitUsage
+}
+
+// topUsage lists the subcommands.
+func (e *env) topUsage(w io.Writer) {
+	fmt.Fprintln(w, "simrun runs, replays and campaigns deterministic simulations of the MQTT engine.")
+	fmt.Fprintln(w, "\nUsage: simrun <subcommand> [flags]\n\nSubcommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-11s %-22s %s\n", c.name, c.args, c.doc)
+	}
+	fmt.Fprintln(w, "\nExit status: 0 nothing promised violated, 1 a violation found, 2 usage error, 130 interrupted campaign.")
+	fmt.Fprintln(w, "Run 'simrun <subcommand> -h' for its flags.")
 }

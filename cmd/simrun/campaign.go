@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqttlab/mqttlab/sim"
+)
+
+// defaultSeeds is the default campaign size: about a minute on 2 cores with
+// the default world (standard, fixed, swarm), measured at about 40 seeds/s
+// on 2 cores (see doc.go).
+const defaultSeeds = 2400
+
+// campaign is a validated campaign configuration.
+type campaign struct {
+	world         world
+	start, count  uint64
+	shard, shards uint64
+	workers       int
+	out           string
+	resume        bool
+	args          []string // the campaign's own arguments, for the -resume hint
+}
+
+// cmdCampaign runs many seeds over workers.
+func (e *env) cmdCampaign(args []string) int {
+	fs := e.newFlagSet("campaign", "[flags]", "Runs seeds [start, start+seeds) of one world over workers, judging each run by the\n"+
+		"invariants the preset promises. Failing seeds' plans go to DIR/seed-N.plan; every\n"+
+		"finished seed is appended to DIR/results.jsonl at once, so -resume continues an\n"+
+		"interrupted campaign. -shard i/n runs the seeds s with (s-start)%n == i; 'simrun\n"+
+		"merge' combines shard directories into the unsharded summary. Without -resume, an\n"+
+		"earlier campaign's results.jsonl, failing.txt, summary.txt and seed-*.plan in DIR\n"+
+		"are removed first.")
+	count := fs.Uint64("seeds", defaultSeeds, "number of seeds")
+	start := fs.Uint64("start", 0, "first seed")
+	workers := fs.Int("workers", runtime.NumCPU(), "worker goroutines")
+	out := fs.String("out", filepath.Join("out", "campaign"), "output `DIR` (with -shard i/n and no -out: out/campaign/shard-i-of-n)")
+	resume := fs.Bool("resume", false, "continue the campaign in DIR: skip the seeds its results.jsonl already has")
+	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
+	var wf worldFlags
+	wf.add(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("campaign", err)
+	}
+	if len(pos) > 0 {
+		return e.fail("campaign", badUsage("campaign", "unexpected argument %q (campaign takes only flags)", pos[0]))
+	}
+	c := campaign{start: *start, count: *count, workers: *workers, out: *out, resume: *resume, args: args}
+	if err := c.validate(wf, *shard, fs.isSet("out")); err != nil {
+		return e.fail("campaign", err)
+	}
+	return e.runCampaign(c)
+}
+
+// validate checks the flags and fills in the world and shard.
+func (c *campaign) validate(wf worldFlags, shard string, outSet bool) error {
+	w, err := wf.resolve("campaign")
+	if err != nil {
+		return err
+	}
+	c.world = w
+	if c.count == 0 {
+		return badUsage("campaign", "bad -seeds 0: want at least 1")
+	}
+	if c.start > math.MaxUint64-c.count {
+		return badUsage("campaign", "bad -start %d: -start + -seeds overflows uint64", c.start)
+	}
+	if c.workers < 1 {
+		return badUsage("campaign", "bad -workers %d: want at least 1", c.workers)
+	}
+	c.shard, c.shards, err = parseShard(shard)
+	if err != nil {
+		return badUsage("campaign", "bad -shard %q: %v", shard, err)
+	}
+	if c.shards > 1 && !outSet {
+		c.out = filepath.Join(c.out, fmt.Sprintf("shard-%d-of-%d", c.shard, c.shards))
+	}
+	return nil
+}
+
+// parseShard reads "i/n" with 0 <= i < n.
+func parseShard(s string) (i, n uint64, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("want i/n, e.g. 0/2")
+	}
+	if i, err = strconv.ParseUint(a, 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("shard index %q is not a number", a)
+	}
+	if n, err = strconv.ParseUint(b, 10, 64); err != nil || n == 0 {
+		return 0, 0, fmt.Errorf("shard count %q is not a number >= 1", b)
+	}
+	if i >= n {
+		return 0, 0, fmt.Errorf("shard index %d is not below the shard count %d", i, n)
+	}
+	return i, n, nil
+}
+
+// inCampaign reports whether seed belongs to this campaign's shard.
+func (c campaign) inCampaign(seed uint64) bool {
+	return seed >= c.start && seed-c.start < c.count && (seed-c.start)%c.shards == c.shard
+}
+
+// todo returns the seeds of this shard that done does not have, ascending.
+func (c campaign) todo(done map[uint64]bool) []uint64 {
+	var seeds []uint64
+	for s := c.start + c.shard; s-c.start < c.count; s += c.shards {
+		if !done[s] {
+			seeds = append(seeds, s)
+		}
+		if s > math.MaxUint64-c.shards {
+			break
+		}
+	}
+	return seeds
+}
+
+// resumeCommand is the command that continues this campaign.
+func (c campaign) resumeCommand() string {
+	args := slicesWithout(c.args, "-resume", "--resume", "-resume=true", "--resume=true")
+	return strings.TrimSpace(replayPrefix + " campaign " + strings.Join(args, " ") + " -resume")
+}
+
+// slicesWithout returns args without the given values.
+func slicesWithout(args []string, drop ...string) []string {
+	var out []string
+	for _, a := range args {
+		keep := true
+		for _, d := range drop {
+			keep = keep && a != d
+		}
+		if keep {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// prepare readies the output directory and returns the records already
+// done (with -resume).
+func (c campaign) prepare() ([]record, int, error) {
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return nil, 0, fmt.Errorf("output dir: %w", err)
+	}
+	if !c.resume {
+		return nil, 0, c.clean()
+	}
+	recs, bad, err := readResults(c.out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", filepath.Join(c.out, resultsFile), err)
+	}
+	want := newRecord(c.world, 0)
+	for _, r := range recs {
+		if r.worldKey() != want.worldKey() {
+			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d of world %s, not %s (same flags, or another -out)", resultsFile, r.Seed, r.worldKey(), want.worldKey())
+		}
+		if !c.inCampaign(r.Seed) {
+			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d, outside this campaign's -start, -seeds and -shard", resultsFile, r.Seed)
+		}
+	}
+	recs = dedupe(recs)
+	if bad > 0 {
+		if err := rewriteResults(c.out, recs); err != nil {
+			return nil, 0, fmt.Errorf("dropping unreadable lines: %w", err)
+		}
+	}
+	return recs, bad, nil
+}
+
+// dedupe keeps the first record of each key.
+func dedupe(recs []record) []record {
+	seen := map[string]bool{}
+	var out []record
+	for _, r := range recs {
+		if !seen[r.key()] {
+			seen[r.key()] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// clean removes an earlier campaign's files from the output dir.
+func (c campaign) clean() error {
+	plans, err := filepath.Glob(filepath.Join(c.out, "seed-*.plan"))
+	if err != nil {
+		return err
+	}
+	for _, p := range append(plans, filepath.Join(c.out, resultsFile), filepath.Join(c.out, "failing.txt"), filepath.Join(c.out, "summary.txt")) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("removing an earlier campaign's %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// runCampaign runs the campaign and prints its summary.
+func (e *env) runCampaign(c campaign) int {
+	done, bad, err := c.prepare()
+	if err != nil {
+		return e.fail("campaign", err)
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stderr, "simrun campaign: dropped %d unreadable line(s) of %s (a run cut short); those seeds run again\n", bad, resultsFile)
+	}
+	have := map[uint64]bool{}
+	for _, r := range done {
+		have[r.Seed] = true
+	}
+	seeds := c.todo(have)
+	fmt.Fprintf(e.stdout, "campaign: seeds %d..%d shard %d/%d, %s, %d workers, out %s; %d to run, %d already done\n",
+		c.start, c.start+c.count-1, c.shard, c.shards, c.world.flagArgs(), c.workers, c.out, len(seeds), len(done))
+	began := time.Now()
+	fresh, interrupted, err := e.execCampaign(c, seeds, len(done))
+	elapsed := time.Since(began)
+	if err != nil {
+		return e.fail("campaign", err)
+	}
+	if len(fresh) > 0 {
+		fmt.Fprintf(e.stdout, "ran %d seeds in %.1fs: %.1f seeds/s on %d workers\n", len(fresh), elapsed.Seconds(), float64(len(fresh))/elapsed.Seconds(), c.workers)
+	}
+	s := summarizeCampaign(append(done, fresh...))
+	if err := e.writeCampaignFiles(c.out, s); err != nil {
+		return e.fail("campaign", err)
+	}
+	s.writeText(e.stdout)
+	s.writeReplays(e.stdout, filepath.Join(c.out, "failing.txt"))
+	if interrupted {
+		fmt.Fprintf(e.stdout, "interrupted: %d of %d seeds done; continue with:\n  %s\n", len(s.recs), len(seeds)+len(done), c.resumeCommand())
+		return exitInterrupted
+	}
+	if c.shards > 1 {
+		fmt.Fprintf(e.stdout, "shard %d/%d done; combine the shards with: %s merge DIR...\n", c.shard, c.shards, replayPrefix)
+	}
+	return s.exitStatus()
+}
+
+// writeCampaignFiles writes summary.txt and failing.txt into dir.
+func (e *env) writeCampaignFiles(dir string, s campaignSummary) error {
+	var sum, fail bytes.Buffer
+	s.writeText(&sum)
+	s.writeFailingList(&fail)
+	if err := os.WriteFile(filepath.Join(dir, "summary.txt"), sum.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "failing.txt"), fail.Bytes(), 0o644)
+}
+
+// seedResult is what a worker hands back for one seed.
+type seedResult struct {
+	rec  record
+	plan string // the plan text, for failing seeds
+}
+
+// execCampaign runs seeds over the workers, recording each result as it
+// comes, until all are done or the context is cancelled (a signal); then it
+// stops dispatching, lets in-flight seeds finish, and returns what finished.
+func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, bool, error) {
+	w, err := openResults(c.out)
+	if err != nil {
+		return nil, false, err
+	}
+	defer w.close()
+	jobs := make(chan uint64)
+	results := make(chan seedResult)
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range jobs {
+				results <- runSeed(c.world, seed)
+			}
+		}()
+	}
+	interrupted := false
+	go func() {
+		defer close(jobs)
+		for _, s := range seeds {
+			select {
+			case <-e.ctx.Done():
+				return
+			case jobs <- s:
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	bar := e.newBar(int64(len(seeds)), "seeds", "campaign")
+	var out []record
+	var werr error
+	failing := 0
+	for res := range results {
+		res.rec.dir = c.out
+		if werr == nil {
+			werr = e.record(c, w, res)
+		}
+		out = append(out, res.rec)
+		if res.rec.failed() {
+			failing++
+		}
+		bar.describe("campaign: %d failing", failing)
+		bar.set(int64(len(out)))
+		if e.afterResult != nil {
+			e.afterResult(already + len(out))
+		}
+	}
+	bar.finish()
+	if e.ctx.Err() != nil {
+		e.stopSignals()
+		interrupted = len(out) < len(seeds)
+	}
+	return out, interrupted, werr
+}
+
+// record saves a failing seed's plan, then appends the result line.
+func (e *env) record(c campaign, w *resultsWriter, res seedResult) error {
+	if res.rec.failed() {
+		path := filepath.Join(c.out, planName(res.rec.Seed))
+		if err := os.WriteFile(path, []byte(res.plan), 0o644); err != nil {
+			return fmt.Errorf("saving plan: %w", err)
+		}
+	}
+	return w.write(res.rec)
+}
+
+// runSeed runs one seed of world w and returns its record; a sim error or a
+// panic is recorded as the seed's finding.
+func runSeed(w world, seed uint64) (res seedResult) {
+	cfg := w.config(seed)
+	res.rec = newRecord(w, seed)
+	plan, err := sim.Generate(cfg)
+	if err != nil {
+		res.rec.Error = err.Error()
+		res.rec.Checksum = "-"
+		return res
+	}
+	res.plan = plan.String()
+	defer func() {
+		if p := recover(); p != nil {
+			res.rec.Error = fmt.Sprintf("panic: %v", p)
+			res.rec.Checksum = "-"
+		}
+	}()
+	r := sim.Run(cfg, plan)
+	res.rec.Checksum = checksumHex(r.Checksum)
+	res.rec.Stats = statsOf(r.Stats)
+	if r.Err != nil {
+		res.rec.Error = r.Err.Error()
+		return res
+	}
+	if vs := w.judge.judgeRun(r, false).violations; len(vs) > 0 {
+		res.rec.Violations = map[string]int{}
+		for _, v := range vs {
+			res.rec.Violations[v.Invariant.String()]++
+		}
+		first := violationsJSON(vs[:1])[0]
+		res.rec.First = &first
+	}
+	return res
+}
+
+// newRecord returns the record of seed in world w, with no result yet.
+func newRecord(w world, seed uint64) record {
+	return record{Seed: seed, Preset: w.preset.Name, Profile: w.profile, Scenario: w.scenario, Version: versionName(w.level), Judge: string(w.judge)}
+}

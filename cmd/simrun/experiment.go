@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/plots"
+)
+
+// cmdExperiment runs a named failure-rate sweep, or lists them.
+func (e *env) cmdExperiment(args []string) int {
+	fs := e.newFlagSet("experiment", "NAME [flags] | -list", "Runs a named failure-rate sweep (package plots) and writes NAME.csv, NAME.png and\n"+
+		"NAME.svg. Deterministic from -seed: the same flags give the same CSV with any -workers.")
+	list := fs.Bool("list", false, "list the experiments")
+	out := fs.String("out", filepath.Join("out", "experiments"), "output `DIR`")
+	trials := fs.Int("trials", 200, "runs per variant and fault probability")
+	seed := fs.Uint64("seed", 1, "experiment seed every trial seed derives from")
+	workers := fs.Int("workers", runtime.NumCPU(), "goroutines running trials")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("experiment", err)
+	}
+	if *list {
+		if len(pos) > 0 {
+			return e.fail("experiment", badUsage("experiment", "-list takes no NAME, got %q", pos[0]))
+		}
+		var rows [][2]string
+		for _, x := range plots.Experiments() {
+			rows = append(rows, [2]string{x.Name, x.Doc})
+		}
+		writeRows(e.stdout, rows)
+		return exitOK
+	}
+	if len(pos) != 1 {
+		return e.fail("experiment", badUsage("experiment", "want one experiment NAME (one of %s), got %d arguments", strings.Join(plots.Names(), ", "), len(pos)))
+	}
+	if *trials < 1 {
+		return e.fail("experiment", badUsage("experiment", "bad -trials %d: want at least 1", *trials))
+	}
+	if *workers < 1 {
+		return e.fail("experiment", badUsage("experiment", "bad -workers %d: want at least 1", *workers))
+	}
+	exp, err := plots.ByName(pos[0])
+	if err != nil {
+		return e.fail("experiment", badUsage("experiment", "%v", err))
+	}
+	return e.runExperiment(exp, plots.Config{Trials: *trials, Seed: *seed, Workers: *workers}, *out)
+}
+
+// runExperiment measures exp, writes its files and prints the sweep.
+func (e *env) runExperiment(exp plots.Experiment, cfg plots.Config, out string) int {
+	total := len(exp.Variants) * len(exp.Xs) * cfg.Trials
+	bar := e.newBar(int64(total), "trials", "experiment "+exp.Name)
+	cfg.Progress = func(done, _ int) { bar.set(int64(done)) }
+	s, err := plots.Measure(exp, cfg)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, plots.ErrBadConfig) || errors.Is(err, plots.ErrBadExperiment) {
+			return e.fail("experiment", badUsage("experiment", "%v", err))
+		}
+		return e.fail("experiment", err)
+	}
+	if err := plots.Write(s, out); err != nil {
+		return e.fail("experiment", err)
+	}
+	fmt.Fprintf(e.stdout, "experiment %s: %d trials per point, seed %d\n", exp.Name, cfg.Trials, cfg.Seed)
+	fmt.Fprintf(e.stdout, "%-12s %-10s %9s %9s %s\n", "variant", "x", "failures", "rate", "95% interval")
+	for _, p := range s.Points {
+		fmt.Fprintf(e.stdout, "%-12s %-10g %4d/%-4d %8.2f%% [%.2f%%, %.2f%%]\n", p.Variant, p.X, p.Failures, p.Trials, 100*p.Rate, 100*p.Lo, 100*p.Hi)
+	}
+	for _, ext := range []string{"csv", "png", "svg"} {
+		fmt.Fprintf(e.stdout, "wrote %s\n", filepath.Join(out, s.Name+"."+ext))
+	}
+	return exitOK
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/sim"
+	"golang.org/x/term"
+)
+
+// errHelp is returned by parse when -h was asked for (help already printed).
+var errHelp = errors.New("help requested")
+
+// usageError is a bad flag, value or argument: it prints as one line plus a
+// hint to -h, and exits 2.
+type usageError struct {
+	cmd string
+	msg string
+}
+
+func (u usageError) Error() string { return u.msg }
+
+// badUsage returns a usage error of subcommand cmd.
+func badUsage(cmd, format string, args ...any) error {
+	return usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
+}
+
+// fail reports err for subcommand cmd and returns the exit status: a usage
+// error gets a hint to -h; every error exits 2.
+func (e *env) fail(cmd string, err error) int {
+	if errors.Is(err, errHelp) {
+		return exitOK
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	fmt.Fprintf(e.stderr, "simrun %s: %s\n", cmd, msg)
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(e.stderr, "Run 'simrun %s -h' for usage.\n", cmd)
+	}
+	return exitUsage
+}
+
+// flagSet is a subcommand's flag set: errors come back instead of exiting,
+// and nothing is printed while parsing (help goes to stdout on -h).
+type flagSet struct {
+	*flag.FlagSet
+	cmd, args, doc string
+	stdout         io.Writer
+}
+
+// newFlagSet returns the flag set of subcommand cmd, whose positional
+// arguments are described by args and whose purpose is doc.
+func (e *env) newFlagSet(cmd, args, doc string) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(cmd, flag.ContinueOnError), cmd: cmd, args: args, doc: doc, stdout: e.stdout}
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// help prints the subcommand's usage and flags to stdout.
+func (fs *flagSet) help() {
+	fmt.Fprintf(fs.stdout, "Usage: simrun %s %s\n\n%s\n", fs.cmd, fs.args, fs.doc)
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(fs.stdout, "\nFlags:")
+		fs.SetOutput(fs.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// parse parses args, allowing positional arguments between flags, and
+// returns the positional arguments. -h prints help and returns errHelp.
+func (fs *flagSet) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.help()
+				return nil, errHelp
+			}
+			return nil, badUsage(fs.cmd, "%v", err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// isSet reports whether the flag called name was given on the command line.
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// worldFlags are the flags that choose a world: profile, preset, scenario
+// and protocol version.
+type worldFlags struct {
+	profile, preset, scenario, version, judge string
+}
+
+// Defaults of the world flags.
+const (
+	defaultProfile  = "swarm"
+	defaultPreset   = "fixed"
+	defaultScenario = "standard"
+	defaultVersion  = "5"
+	defaultJudge    = judgeSpec
+)
+
+// add registers the world flags on fs.
+func (w *worldFlags) add(fs *flagSet) {
+	fs.StringVar(&w.profile, "profile", defaultProfile, "fault profile (see 'simrun profiles')")
+	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
+	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
+	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (3.1.1) or 5")
+	w.addJudge(fs)
+}
+
+// addJudge registers -judge on fs.
+func (w *worldFlags) addJudge(fs *flagSet) {
+	fs.StringVar(&w.judge, "judge", string(defaultJudge), "invariants a run is held to: spec (what the fixed engine promises under the run's faults) or preset (what the run's preset promises)")
+}
+
+// world is a validated choice of world.
+type world struct {
+	profile  string
+	preset   engine.Preset
+	scenario string
+	level    uint8 // MQTT protocol level: 4 (3.1.1) or 5
+	judge    judge
+}
+
+// resolve validates the world flags of subcommand cmd.
+func (w worldFlags) resolve(cmd string) (world, error) {
+	j, err := parseJudge(w.judge)
+	if err != nil {
+		return world{}, badUsage(cmd, "bad -judge %q: %v", w.judge, err)
+	}
+	level, err := parseVersion(w.version)
+	if err != nil {
+		return world{}, badUsage(cmd, "bad -version %q: %v", w.version, err)
+	}
+	if _, err := sim.ProfileByName(w.profile); err != nil {
+		return world{}, badUsage(cmd, "bad -profile: %v", err)
+	}
+	preset, err := engine.PresetByName(w.preset)
+	if err != nil {
+		return world{}, badUsage(cmd, "bad -preset: %v", err)
+	}
+	if _, err := sim.ScenarioByName(w.scenario); err != nil {
+		return world{}, badUsage(cmd, "bad -scenario: %v", err)
+	}
+	return world{profile: w.profile, preset: preset, scenario: w.scenario, level: level, judge: j}, nil
+}
+
+// parseVersion reads an MQTT version as the user writes it and returns the
+// protocol level.
+func parseVersion(s string) (uint8, error) {
+	switch s {
+	case "3", "3.1.1", "4":
+		return 4, nil
+	case "5", "5.0":
+		return 5, nil
+	}
+	return 0, errors.New("want 3 (MQTT 3.1.1) or 5")
+}
+
+// versionName is the MQTT version of a protocol level, as the flags take it.
+func versionName(level uint8) string {
+	switch level {
+	case 4:
+		return "3"
+	case 5:
+		return "5"
+	}
+	return strconv.Itoa(int(level))
+}
+
+// config returns the sim config of seed in this world. The model check is
+// left to the judge (SkipCheck).
+func (w world) config(seed uint64) sim.Config {
+	return sim.Config{Seed: seed, Profile: w.profile, Preset: w.preset, Scenario: w.scenario, Version: w.level, SkipCheck: true}
+}
+
+// flagArgs returns the command-line flags that choose this world (for
+// replay commands).
+func (w world) flagArgs() string {
+	return fmt.Sprintf("-preset %s -profile %s -scenario %s -version %s", w.preset.Name, w.profile, w.scenario, versionName(w.level)) + w.judge.flagArg()
+}
+
+// flagArg is " -judge X" when X is not the default, else "".
+func (j judge) flagArg() string {
+	if j == defaultJudge {
+		return ""
+	}
+	return " -judge " + string(j)
+}
+
+// stdoutIsTerminal reports whether the process's stdout is a terminal.
+func stdoutIsTerminal() bool { return term.IsTerminal(int(os.Stdout.Fd())) }
+
+// replayPrefix starts every printed replay command.
+const replayPrefix = "go run ./cmd/simrun"

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/mqttlab/mqttlab/sim"
+)
+
+// outputFlags are the flags run and replay share.
+type outputFlags struct {
+	all   bool
+	trace string
+	json  bool
+}
+
+func (o *outputFlags) add(fs *flagSet) {
+	fs.BoolVar(&o.all, "all", false, "also list violations of invariants the preset does not promise (informational)")
+	fs.StringVar(&o.trace, "trace", "", "write the run's trace to `FILE`")
+	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+}
+
+// cmdRun runs one seed (or a plan file under flag overrides).
+func (e *env) cmdRun(args []string) int {
+	fs := e.newFlagSet("run", "[flags]", "Runs one seed of a scenario and prints what happened: messages, faults, and the\n"+
+		"violations of the invariants the preset promises (model.CheckPromised).\n"+
+		"With -plan, runs that plan file; flags given explicitly override its header.")
+	seed := fs.Uint64("seed", 1, "the seed of every draw")
+	planPath := fs.String("plan", "", "run the plan in `FILE` instead of generating one")
+	save := fs.String("save", "", "write the run's plan file to `FILE` (replay it with 'simrun replay FILE')")
+	var wf worldFlags
+	wf.add(fs)
+	var out outputFlags
+	out.add(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("run", err)
+	}
+	if len(pos) > 0 {
+		return e.fail("run", badUsage("run", "unexpected argument %q (run takes only flags)", pos[0]))
+	}
+	w, err := wf.resolve("run")
+	if err != nil {
+		return e.fail("run", err)
+	}
+	cfg, plan, err := runPlan(fs, w, *seed, *planPath)
+	if err != nil {
+		return e.fail("run", err)
+	}
+	replay := fmt.Sprintf("%s run -seed %d %s", replayPrefix, cfg.Seed, w.flagArgs())
+	if *planPath != "" {
+		replay = fmt.Sprintf("%s run -plan %s -seed %d %s", replayPrefix, *planPath, cfg.Seed, worldOf(cfg, w.judge).flagArgs())
+	}
+	if *save != "" {
+		if err := os.WriteFile(*save, []byte(plan.String()), 0o644); err != nil {
+			return e.fail("run", fmt.Errorf("saving the plan: %w", err))
+		}
+		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, *save, w.judge.flagArg())
+	}
+	return e.execute("run", cfg, plan, w.judge, out, replay)
+}
+
+// runPlan returns the config and plan run executes: a generated plan of seed
+// in world w, or the plan file at path with the flags given explicitly
+// overriding its header.
+func runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Config, sim.Plan, error) {
+	if path == "" {
+		cfg := w.config(seed)
+		plan, err := sim.Generate(cfg)
+		return cfg, plan, err
+	}
+	cfg, plan, err := readPlan(path)
+	if err != nil {
+		return cfg, plan, err
+	}
+	if fs.isSet("seed") {
+		cfg.Seed = seed
+	}
+	if fs.isSet("profile") {
+		cfg.Profile = w.profile
+	}
+	if fs.isSet("preset") {
+		cfg.Preset = w.preset
+	}
+	if fs.isSet("scenario") {
+		cfg.Scenario = w.scenario
+	}
+	if fs.isSet("version") {
+		cfg.Version = w.level
+	}
+	plan.Header = sim.HeaderOf(cfg)
+	return cfg, plan, nil
+}
+
+// worldOf returns the world a config runs in, judged by j.
+func worldOf(cfg sim.Config, j judge) world {
+	return world{profile: cfg.Profile, preset: cfg.Preset, scenario: cfg.Scenario, level: cfg.Version, judge: j}
+}
+
+// readPlan reads and parses a plan file and the config its header asks for.
+func readPlan(path string) (sim.Config, sim.Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return sim.Config{}, sim.Plan{}, fmt.Errorf("plan file: %w", err)
+	}
+	plan, err := sim.ParsePlan(string(data))
+	if err != nil {
+		return sim.Config{}, sim.Plan{}, fmt.Errorf("plan file %s: %w", path, err)
+	}
+	cfg, err := sim.ConfigOf(plan.Header)
+	if err != nil {
+		return sim.Config{}, sim.Plan{}, fmt.Errorf("plan file %s: %w", path, err)
+	}
+	cfg.SkipCheck = true
+	return cfg, plan, nil
+}
+
+// cmdReplay runs a saved plan file.
+func (e *env) cmdReplay(args []string) int {
+	fs := e.newFlagSet("replay", "FILE [flags]", "Replays a plan file (as saved by 'run -save' or a campaign): its header carries seed,\n"+
+		"profile, preset, scenario and version, so the run and its checksum are the original's.")
+	var out outputFlags
+	out.add(fs)
+	var wf worldFlags
+	wf.addJudge(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("replay", err)
+	}
+	j, err := parseJudge(wf.judge)
+	if err != nil {
+		return e.fail("replay", badUsage("replay", "bad -judge %q: %v", wf.judge, err))
+	}
+	if len(pos) != 1 {
+		return e.fail("replay", badUsage("replay", "want exactly one plan FILE, got %d arguments", len(pos)))
+	}
+	cfg, plan, err := readPlan(pos[0])
+	if err != nil {
+		return e.fail("replay", err)
+	}
+	return e.execute("replay", cfg, plan, j, out, fmt.Sprintf("%s replay %s%s", replayPrefix, pos[0], j.flagArg()))
+}
+
+// execute runs plan under cfg, judges it by j, prints the summary and returns
+// the exit status: 1 when a promised invariant was violated.
+func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out outputFlags, replay string) int {
+	cfg.KeepTrace = out.trace != ""
+	r := sim.Run(cfg, plan)
+	if r.Err != nil {
+		return e.fail(cmd, r.Err)
+	}
+	if out.trace != "" {
+		if err := os.WriteFile(out.trace, []byte(r.Trace), 0o644); err != nil {
+			return e.fail(cmd, fmt.Errorf("writing the trace: %w", err))
+		}
+	}
+	s := summarize(cfg, r, j, out.all)
+	s.Replay = replay
+	if out.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return e.fail(cmd, err)
+		}
+	} else {
+		s.writeText(e.stdout)
+	}
+	if len(s.Violations) > 0 {
+		fmt.Fprintf(e.stderr, "simrun %s: %d violation(s) of promised invariants; replay: %s\n", cmd, len(s.Violations), replay)
+		return exitViolation
+	}
+	return exitOK
+}
