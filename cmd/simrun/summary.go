@@ -70,10 +70,10 @@ type summary struct {
 	// Judge says what the run is held to; Promised is that set of
 	// invariants under the faults that happened, PresetPromises what the
 	// preset promises itself.
-	Judge          string   `json:"judge"`
-	Promised       []string `json:"promised"`
-	PresetPromises []string `json:"preset_promises"`
-	Violations []violationJSON `json:"violations"`
+	Judge          string          `json:"judge"`
+	Promised       []string        `json:"promised"`
+	PresetPromises []string        `json:"preset_promises"`
+	Violations     []violationJSON `json:"violations"`
 	// Unpromised are violations of invariants not promised (with -all):
 	// informational, they do not fail the run.
 	Unpromised []violationJSON `json:"unpromised,omitempty"`
