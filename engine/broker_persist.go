@@ -164,8 +164,7 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.retain)
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
-	w.str(m.msg.origin)
-	w.u16(m.msg.originID)
+	w.u64(m.msg.originSeq)
 	b.store.put(keyOut(s.id, m.seq), w.b)
 }
 
@@ -178,12 +177,15 @@ func (b *Broker) delOut(s *brokerSession, seq uint64) {
 
 // saveInbound writes an inbound QoS 2 id awaiting PUBREL; with a message it
 // is marked pending: the message's fanout may not be stored yet.
-func (b *Broker) saveInbound(s *brokerSession, id uint16, pending *brokerMsg, retain bool) {
+func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *brokerMsg, retain bool) {
 	if !b.durable(s) {
 		return
 	}
+	if seq == 0 {
+		seq = b.nextSeq()
+	}
 	var w recWriter
-	w.u64(b.nextSeq())
+	w.u64(seq)
 	w.str(s.id)
 	w.u16(id)
 	w.bool(pending != nil)
@@ -339,7 +341,7 @@ func (b *Broker) restoreOut(r Record) error {
 	var id string
 	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.str(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
 	m.msg = rd.msg()
-	m.msg.origin, m.msg.originID = rd.str(), rd.u16()
+	m.msg.originSeq = rd.u64()
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
@@ -369,7 +371,7 @@ func (b *Broker) restoreInbound(r Record) error {
 	var p *brokerPendingIn
 	if rd.bool() {
 		p = &brokerPendingIn{client: id, id: pid, retain: rd.bool(), msg: rd.msg()}
-		p.msg.origin, p.msg.originID = id, pid
+		p.msg.originSeq = seq
 	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())

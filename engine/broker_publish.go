@@ -9,11 +9,13 @@ import (
 // brokerMsg is an immutable application message shared by every session it
 // was routed to. topic and payload share one buffer.
 type brokerMsg struct {
-	topic    []byte
-	payload  []byte
-	props    *packet.Properties // forwarded v5 properties; nil when none
-	origin   string             // publishing client id ("" for a will)
-	originID uint16             // its QoS 2 packet id, 0 otherwise
+	topic   []byte
+	payload []byte
+	props   *packet.Properties // forwarded v5 properties; nil when none
+	// originSeq is the sequence number of the pending inbound QoS 2 record
+	// this message came from (0 when none): it tells, at restart, which
+	// sessions already hold their copy.
+	originSeq uint64
 }
 
 // brokerOut is one outbound message of a session.
@@ -87,16 +89,14 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		b.sendNow(c, ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
 	msg := newBrokerMsg(topic, p.Payload, &p.Props, c.version == packet.V5)
-	msg.origin = s.id
 	if p.QoS == 2 {
-		msg.originID = p.PacketID
 		s.inbound[p.PacketID] = c.id
 		c.inQoS2++
-		b.beginInbound(s, msg, p.Retain)
+		b.beginInbound(s, p.PacketID, &msg, p.Retain)
 	}
 	b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)
 	if p.QoS == 2 {
-		b.saveInbound(s, p.PacketID, nil, false) // done: the copies are stored
+		b.saveInbound(s, p.PacketID, 0, nil, false) // done: the copies are stored
 	}
 	b.fanoutSend()
 	if !ackFirst && p.QoS > 0 {
@@ -176,11 +176,12 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 // copies is repaired at restart (the fanout is redone for the sessions
 // without theirs) instead of forwarding the resent PUBLISH twice
 // [MQTT-4.3.3-10] or losing it.
-func (b *Broker) beginInbound(s *brokerSession, m brokerMsg, retain bool) {
+func (b *Broker) beginInbound(s *brokerSession, id uint16, m *brokerMsg, retain bool) {
 	if b.pol.Persistence != PersistEveryChange || !b.durable(s) {
 		return
 	}
-	b.saveInbound(s, m.originID, &m, retain)
+	m.originSeq = b.nextSeq()
+	b.saveInbound(s, id, m.originSeq, m, retain)
 	b.store.flush(b)
 }
 
@@ -195,7 +196,7 @@ func (b *Broker) redoInbound(p brokerPendingIn) {
 	for id, ss := range b.sessions {
 		for _, list := range [][]brokerOut{ss.inflight, ss.queue} {
 			for i := range list {
-				if list[i].msg.origin == p.client && list[i].msg.originID == p.id {
+				if list[i].msg.originSeq == p.msg.originSeq {
 					skip[id] = true
 				}
 			}
@@ -203,7 +204,7 @@ func (b *Broker) redoInbound(p brokerPendingIn) {
 	}
 	b.fanoutStore(p.msg, 2, p.retain, p.client, skip)
 	b.fan = b.fan[:0] // nobody is connected yet
-	b.saveInbound(s, p.id, nil, false)
+	b.saveInbound(s, p.id, 0, nil, false)
 }
 
 // fanoutSend is phase two: the durable changes are flushed (synced) and the
