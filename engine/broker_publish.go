@@ -96,7 +96,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	}
 	b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)
 	if p.QoS == 2 {
-		b.saveInbound(s, p.PacketID, 0, nil, false) // done: the copies are stored
+		b.endInbound(s, p.PacketID)
 	}
 	b.fanoutSend()
 	if !ackFirst && p.QoS > 0 {
@@ -185,6 +185,15 @@ func (b *Broker) beginInbound(s *brokerSession, id uint16, m *brokerMsg, retain 
 	b.store.flush(b)
 }
 
+// endInbound marks the inbound id record done once the copies are synced:
+// the sync comes first, or a crash could keep the mark and lose copies.
+func (b *Broker) endInbound(s *brokerSession, id uint16) {
+	if b.pol.Persistence == PersistEveryChange && b.durable(s) {
+		b.store.flush(b)
+	}
+	b.saveInbound(s, id, 0, nil, false)
+}
+
 // redoInbound finishes, at the first Step after a restart, the fanout of an
 // inbound QoS 2 message whose id record is still pending.
 func (b *Broker) redoInbound(p brokerPendingIn) {
@@ -204,7 +213,7 @@ func (b *Broker) redoInbound(p brokerPendingIn) {
 	}
 	b.fanoutStore(p.msg, 2, p.retain, p.client, skip)
 	b.fan = b.fan[:0] // nobody is connected yet
-	b.saveInbound(s, p.id, 0, nil, false)
+	b.endInbound(s, p.id)
 }
 
 // fanoutSend is phase two: the durable changes are flushed (synced) and the
