@@ -69,7 +69,8 @@ type Broker struct {
 	restored  bool              // restored sessions still need their expiry checked
 	pendingIn []brokerPendingIn // restored inbound QoS 2 fanouts to finish
 
-	store brokerStore // pending durable changes
+	store brokerStore   // pending durable changes
+	pkts  brokerPackets // packet structs for Send.Packet
 
 	// per-Step scratch, reused
 	acts    []brokerAct

@@ -73,7 +73,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	s := c.sess
 	if p.QoS == 2 {
 		if _, dup := s.inbound[p.PacketID]; dup {
-			b.send(c, &packet.Pubrec{PacketID: p.PacketID}) // [MQTT-4.3.3-10] not forwarded again
+			b.send(c, b.pkts.ack(packet.PUBREC, p.PacketID, 0)) // [MQTT-4.3.3-10] not forwarded again
 			return
 		}
 		if c.version == packet.V5 && c.inQoS2 >= int(b.cfg.ReceiveMaximum) {
@@ -86,7 +86,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	b.stats.PublishesIn++
 	ackFirst := b.pol.AckOrder == LegacyAckBeforeCallback || b.pol.Mutations&MutAckBeforePersist != 0
 	if ackFirst && p.QoS > 0 {
-		b.sendNow(c, ackFor(p)) // legacy / canary: the ack leaves before the message is stored
+		b.sendNow(c, b.ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
 	msg := newBrokerMsg(topic, p.Payload, &p.Props, c.version == packet.V5)
 	if p.QoS == 2 {
@@ -100,16 +100,16 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	}
 	b.fanoutSend()
 	if !ackFirst && p.QoS > 0 {
-		b.send(c, ackFor(p)) // [MQTT-4.3.2-4] [MQTT-4.3.3-9] after the message is owned (and durable)
+		b.send(c, b.ackFor(p)) // [MQTT-4.3.2-4] [MQTT-4.3.3-9] after the message is owned (and durable)
 	}
 }
 
 // ackFor returns the PUBACK or PUBREC of a QoS 1/2 PUBLISH.
-func ackFor(p *packet.Publish) packet.Packet {
+func (b *Broker) ackFor(p *packet.Publish) packet.Packet {
 	if p.QoS == 1 {
-		return &packet.Puback{PacketID: p.PacketID}
+		return b.pkts.ack(packet.PUBACK, p.PacketID, 0)
 	}
-	return &packet.Pubrec{PacketID: p.PacketID}
+	return b.pkts.ack(packet.PUBREC, p.PacketID, 0)
 }
 
 // resolveAlias returns the topic of a PUBLISH, applying a v5 Topic Alias
@@ -332,7 +332,7 @@ func (b *Broker) pump(s *brokerSession) {
 func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	m := &s.inflight[i]
 	dup := m.sent && b.pol.Mutations&MutResendWithoutDup == 0
-	p := &packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic, PacketID: m.id, Payload: m.msg.payload}
+	p := b.pkts.publish(packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic, PacketID: m.id, Payload: m.msg.payload})
 	if c.version == packet.V5 && m.msg.props != nil {
 		p.Props = *m.msg.props
 	}
@@ -349,7 +349,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 
 // sendPublish0 sends a QoS 0 copy [MQTT-4.3.1-1].
 func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
-	p := &packet.Publish{Retain: m.retain, Topic: m.msg.topic, Payload: m.msg.payload}
+	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic, Payload: m.msg.payload})
 	if c.version == packet.V5 && m.msg.props != nil {
 		p.Props = *m.msg.props
 	}
@@ -407,7 +407,7 @@ func (b *Broker) handlePubrec(c *brokerConn, p *packet.Pubrec) {
 	s := c.sess
 	i := findOut(s, p.PacketID)
 	if i < 0 || s.inflight[i].qos != 2 {
-		b.unknownAck(c, b.pol.UnknownPubrec, &packet.Pubrel{PacketID: p.PacketID, Reason: b.notFound(c)}, "PUBREC", p.PacketID)
+		b.unknownAck(c, b.pol.UnknownPubrec, b.pkts.ack(packet.PUBREL, p.PacketID, b.notFound(c)), "PUBREC", p.PacketID)
 		return
 	}
 	if c.version == packet.V5 && p.Reason.IsError() {
@@ -419,7 +419,7 @@ func (b *Broker) handlePubrec(c *brokerConn, p *packet.Pubrec) {
 		m.pubrel = true
 		b.saveOut(s, m)
 	}
-	b.send(c, &packet.Pubrel{PacketID: p.PacketID}) // [MQTT-4.3.3-4]
+	b.send(c, b.pkts.ack(packet.PUBREL, p.PacketID, 0)) // [MQTT-4.3.3-4]
 }
 
 // handlePubcomp completes a QoS 2 delivery [MQTT-4.3.3-5]; an unknown
@@ -441,7 +441,7 @@ func (b *Broker) handlePubrel(c *brokerConn, p *packet.Pubrel) {
 	s := c.sess
 	conn, ok := s.inbound[p.PacketID]
 	if !ok {
-		b.unknownAck(c, b.pol.UnknownPubrel, &packet.Pubcomp{PacketID: p.PacketID, Reason: b.notFound(c)}, "PUBREL", p.PacketID)
+		b.unknownAck(c, b.pol.UnknownPubrel, b.pkts.ack(packet.PUBCOMP, p.PacketID, b.notFound(c)), "PUBREL", p.PacketID)
 		return
 	}
 	delete(s.inbound, p.PacketID)
@@ -449,7 +449,7 @@ func (b *Broker) handlePubrel(c *brokerConn, p *packet.Pubrel) {
 		c.inQoS2--
 	}
 	b.delInbound(s, p.PacketID)
-	b.send(c, &packet.Pubcomp{PacketID: p.PacketID}) // [MQTT-4.3.3-11]
+	b.send(c, b.pkts.ack(packet.PUBCOMP, p.PacketID, 0)) // [MQTT-4.3.3-11]
 }
 
 // notFound is the reason code of an answer to an unknown id: 0x92 in v5,

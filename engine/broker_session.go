@@ -309,7 +309,7 @@ func (b *Broker) resend(s *brokerSession) {
 	for i := 0; i < len(s.inflight); {
 		m := &s.inflight[i]
 		if m.pubrel && b.pol.Mutations&MutPublishAfterPubrel == 0 {
-			b.send(c, &packet.Pubrel{PacketID: m.id})
+			b.send(c, b.pkts.ack(packet.PUBREL, m.id, 0))
 			i++
 			continue
 		}
