@@ -34,19 +34,20 @@ var (
 
 // BrokerStats are counters of a broker's life, for tests and experiments.
 type BrokerStats struct {
-	Connections   int    // open connections
-	Sessions      int    // sessions, online or not
-	Retained      int    // retained messages
-	Inflight      int    // outbound QoS 1/2 messages with a packet id, all sessions
-	Queued        int    // outbound messages waiting in pending queues, all sessions
-	PublishesIn   uint64 // PUBLISH packets accepted from clients (duplicates excluded)
-	PublishesOut  uint64 // PUBLISH packets sent to clients, resends included
-	DroppedOldest uint64 // queued messages discarded by DropOldest at MaxQueued
-	DroppedNewest uint64 // arriving messages discarded by DropNewest at MaxQueued
-	DroppedQoS0   uint64 // QoS 0 messages for offline sessions (never queued)
-	DroppedSize   uint64 // messages larger than the client's Maximum Packet Size
-	Expired       uint64 // sessions ended by Session Expiry
-	Wills         uint64 // will messages published
+	Connections    int    // open connections
+	Sessions       int    // sessions, online or not
+	Retained       int    // retained messages
+	Inflight       int    // outbound QoS 1/2 messages with a packet id, all sessions
+	Queued         int    // outbound messages waiting in pending queues, all sessions
+	PublishesIn    uint64 // PUBLISH packets accepted from clients (duplicates excluded)
+	PublishesOut   uint64 // PUBLISH packets sent to clients, resends included
+	DroppedOldest  uint64 // queued messages discarded by DropOldest at MaxQueued
+	DroppedNewest  uint64 // arriving messages discarded by DropNewest at MaxQueued
+	DroppedQoS0    uint64 // QoS 0 messages for offline sessions (never queued)
+	DroppedSize    uint64 // messages larger than the client's Maximum Packet Size
+	DroppedExpired uint64 // copies whose Message Expiry passed before delivery started
+	Expired        uint64 // sessions ended by Session Expiry
+	Wills          uint64 // will messages published
 }
 
 // Broker is the sans-IO MQTT broker: sessions, subscriptions, retained and

@@ -12,6 +12,11 @@ type brokerMsg struct {
 	topic   []byte
 	payload []byte
 	props   *packet.Properties // forwarded v5 properties; nil when none
+	// expires says the message has a v5 Message Expiry Interval (interval,
+	// seconds); expiresAt is when it runs out, set when it is published.
+	expires   bool
+	interval  uint32
+	expiresAt Time
 	// originSeq is the sequence number of the pending inbound QoS 2 record
 	// this message came from (0 when none): it tells, at restart, which
 	// sessions already hold their copy.
@@ -48,6 +53,9 @@ func newBrokerMsg(topic, payload []byte, props *packet.Properties, v5 bool) brok
 	copy(buf, topic)
 	copy(buf[len(topic):], payload)
 	m := brokerMsg{topic: buf[:len(topic):len(topic)], payload: buf[len(topic):]}
+	if v5 && props != nil && props.Present.Has(packet.PropMessageExpiry) {
+		m.expires, m.interval = true, props.MessageExpiry
+	}
 	if v5 && props != nil && (props.Present&forwarded != 0 || len(props.User) > 0) {
 		p := &packet.Properties{
 			Present:         props.Present & forwarded,
@@ -89,6 +97,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		b.sendNow(c, b.ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
 	msg := newBrokerMsg(topic, p.Payload, &p.Props, c.version == packet.V5)
+	msg.startExpiry(b.now)
 	if p.QoS == 2 {
 		s.inbound[p.PacketID] = c.id
 		c.inQoS2++
@@ -102,6 +111,33 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	if !ackFirst && p.QoS > 0 {
 		b.send(c, b.ackFor(p)) // [MQTT-4.3.2-4] [MQTT-4.3.3-9] after the message is owned (and durable)
 	}
+}
+
+// startExpiry starts the message's Message Expiry Interval at now.
+func (m *brokerMsg) startExpiry(now Time) {
+	if m.expires {
+		m.expiresAt = now + Time(int64(m.interval)*Second)
+	}
+}
+
+// expired reports whether the message's lifetime has passed: a copy whose
+// delivery has not started is then deleted [MQTT-3.3.2-5].
+func (m *brokerMsg) expired(now Time) bool { return m.expires && now > m.expiresAt }
+
+// propsAt returns the properties of a forwarded copy: the forwarded ones, and
+// the Message Expiry Interval minus the time the message waited
+// [MQTT-3.3.2-6].
+func (m *brokerMsg) propsAt(now Time) packet.Properties {
+	var p packet.Properties
+	if m.props != nil {
+		p = *m.props
+	}
+	if m.expires {
+		left := max(int64(m.expiresAt-now), 0)
+		p.Present = p.Present.With(packet.PropMessageExpiry)
+		p.MessageExpiry = uint32((left + Second - 1) / Second)
+	}
+	return p
 }
 
 // ackFor returns the PUBACK or PUBREC of a QoS 1/2 PUBLISH.
@@ -313,6 +349,11 @@ func (b *Broker) pump(s *brokerSession) {
 		out := s.queue[0]
 		s.queue[0] = brokerOut{}
 		s.queue = s.queue[1:]
+		if out.msg.expired(b.now) {
+			b.stats.DroppedExpired++
+			b.delOut(s, out.seq) // [MQTT-3.3.2-5]
+			continue
+		}
 		id, err := s.ids.Alloc() // [MQTT-2.2.1-4]
 		if err != nil {
 			return
@@ -332,9 +373,14 @@ func (b *Broker) pump(s *brokerSession) {
 func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	m := &s.inflight[i]
 	dup := m.sent && b.pol.Mutations&MutResendWithoutDup == 0
+	if !m.sent && m.msg.expired(b.now) {
+		b.stats.DroppedExpired++
+		b.removeOut(s, i) // [MQTT-3.3.2-5] delivery had not started
+		return false
+	}
 	p := b.pkts.publish(packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic, PacketID: m.id, Payload: m.msg.payload})
-	if c.version == packet.V5 && m.msg.props != nil {
-		p.Props = *m.msg.props
+	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
+		p.Props = m.msg.propsAt(b.now)
 	}
 	if !b.send(c, p) {
 		b.stats.DroppedSize++
@@ -349,9 +395,13 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 
 // sendPublish0 sends a QoS 0 copy [MQTT-4.3.1-1].
 func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
+	if m.msg.expired(b.now) {
+		b.stats.DroppedExpired++
+		return // [MQTT-3.3.2-5]
+	}
 	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic, Payload: m.msg.payload})
-	if c.version == packet.V5 && m.msg.props != nil {
-		p.Props = *m.msg.props
+	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
+		p.Props = m.msg.propsAt(b.now)
 	}
 	if b.send(c, p) {
 		b.stats.PublishesOut++

@@ -35,6 +35,9 @@ func (w *recWriter) bool(v bool) {
 func (w *recWriter) msg(m *brokerMsg) {
 	w.bytes(m.topic)
 	w.bytes(m.payload)
+	w.bool(m.expires)
+	w.u32(m.interval)
+	w.u64(uint64(m.expiresAt))
 	if m.props == nil {
 		w.u8(0)
 		return
@@ -134,6 +137,7 @@ func (r *recReader) bool() bool {
 func (r *recReader) msg() brokerMsg {
 	topic, payload := r.bytes(), r.bytes()
 	m := newBrokerMsg(topic, payload, nil, false)
+	m.expires, m.interval, m.expiresAt = r.bool(), r.u32(), Time(r.u64())
 	if !r.bool() {
 		return m
 	}

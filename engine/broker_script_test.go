@@ -28,7 +28,7 @@ import (
 //	open C                      ConnOpened for connection C
 //	connect C v5|v311 [id=X] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
 //	        [will=TOPIC:PAYLOAD:QOS[:retain][:delay=N]]
-//	publish C qN [id=N] [dup] [retain] [alias=N] TOPIC PAYLOAD
+//	publish C qN [id=N] [dup] [retain] [alias=N] [expiry=N] TOPIC PAYLOAD
 //	puback|pubrec|pubrel|pubcomp C ID [rc=HEX]
 //	subscribe C ID FILTER:QOS[:nl][:rap][:rhN] ...
 //	unsubscribe C ID FILTER ...
@@ -268,6 +268,9 @@ func bsRender(p packet.Packet) string {
 		if p.Retain {
 			s += " retain"
 		}
+		if p.Props.Present.Has(packet.PropMessageExpiry) {
+			s += fmt.Sprintf(" expiry=%d", p.Props.MessageExpiry)
+		}
 		return s + " " + string(p.Topic) + " " + strconv.Quote(string(p.Payload))
 	case *packet.Puback:
 		return fmt.Sprintf("PUBACK id=%d%s", p.PacketID, rc(p.Reason))
@@ -483,7 +486,7 @@ func (w *bsWorld) checkStats(args []string) error {
 		"connections": uint64(st.Connections), "sessions": uint64(st.Sessions), "retained": uint64(st.Retained),
 		"inflight": uint64(st.Inflight), "queued": uint64(st.Queued), "in": st.PublishesIn, "out": st.PublishesOut,
 		"droppedoldest": st.DroppedOldest, "droppednewest": st.DroppedNewest, "droppedqos0": st.DroppedQoS0,
-		"expired": st.Expired, "wills": st.Wills,
+		"expired": st.Expired, "wills": st.Wills, "droppedexpired": st.DroppedExpired,
 	}
 	for _, a := range args {
 		k, v, _ := strings.Cut(a, "=")
@@ -522,6 +525,10 @@ func bsBuildPacket(cmd string, args []string) (packet.Packet, error) {
 		p := &packet.Publish{QoS: packet.QoS(args[0][1] - '0'), Dup: has("dup"), Retain: has("retain")}
 		if v, ok := opt("id"); ok {
 			p.PacketID = num(v)
+		}
+		if v, ok := opt("expiry"); ok {
+			p.Props.Present = p.Props.Present.With(packet.PropMessageExpiry)
+			p.Props.MessageExpiry = uint32(num(v))
 		}
 		if v, ok := opt("alias"); ok {
 			p.Props.Present = p.Props.Present.With(packet.PropTopicAlias)

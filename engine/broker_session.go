@@ -331,6 +331,7 @@ func (b *Broker) publishWill(s *brokerSession) {
 	b.cancelTimer(&s.willTimer)
 	b.saveSession(s) // a restart must not publish it again
 	b.stats.Wills++
+	w.msg.startExpiry(b.now)
 	b.fanoutStore(w.msg, w.qos, w.retain, "", nil)
 	b.fanoutSend()
 }

@@ -60,6 +60,11 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 	for _, sub := range withRetained {
 		for _, t := range topics {
 			r := b.retained[t]
+			if r.msg.expired(b.now) {
+				delete(b.retained, t) // [MQTT-3.3.2-5]
+				b.delRetained(t)
+				continue
+			}
 			if filterMatches(sub.Filter, r.msg.topic) {
 				// [MQTT-3.3.1-8] retained messages go out with RETAIN=1.
 				b.enqueue(s, brokerOut{msg: r.msg, qos: min(r.qos, sub.QoS), retain: true})
