@@ -53,6 +53,28 @@ type BrokerStats struct {
 // Broker is the sans-IO MQTT broker: sessions, subscriptions, retained and
 // will messages, QoS 0/1/2 in both directions, for 3.1.1 and 5.0 clients.
 // It is driven by Step alone; see the package documentation.
+//
+// Events. ConnOpened registers a client connection (its protocol version
+// comes from its CONNECT); BytesReceived is stream-decoded per connection;
+// ConnClosed takes the session offline (publishing or delaying its will);
+// TimerFired runs keep-alive (1.5 x Keep Alive), will-delay and
+// session-expiry timers. Events of unknown or closed connections are ignored.
+//
+// Durable state. With persistence on, every durable change leaves as a
+// Persist action under one of these keys (a client id is written
+// length-prefixed, "5:alice"), each value carrying an explicit sequence
+// number:
+//
+//	b/s/ID             session: version, expiry, offline time, will
+//	b/u/ID/FILTER      subscription and its options
+//	b/o/ID/SEQ         outbound message: packet id (0 while queued), QoS,
+//	                   PUBREL pending, message; SEQ (20 digits) is its order
+//	b/i/ID/PID         inbound QoS 2 id awaiting PUBREL (pending: with the
+//	                   message, until its copies are synced)
+//	b/r/TOPIC          retained message
+//
+// Only sessions that outlive their connection (expiry > 0) are persisted.
+// NewBroker rebuilds all of it; connections never survive a restart.
 type Broker struct {
 	cfg      BrokerConfig
 	pol      BrokerPolicy
