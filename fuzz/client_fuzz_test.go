@@ -130,11 +130,16 @@ type clientRun struct {
 
 // runClientBytes runs one input; it returns what the run reached and the
 // first broken invariant.
-func runClientBytes(data []byte) (clientStats, error) {
+func runClientBytes(data []byte) (clientStats, error) { return runClient(data, 0) }
+
+// runClient is runClientBytes with deliberate bugs switched on (the
+// harness's canary tests).
+func runClient(data []byte, muts engine.Mutation) (clientStats, error) {
 	in := newFuzzInput(data)
 	presets := engine.Presets()
 	pre := presets[in.intn(len(presets))]
 	cfg := clientConfig(pre, in.byte())
+	cfg.Policy.Mutations = muts
 	c, err := engine.NewClient(cfg, nil)
 	if err != nil {
 		return clientStats{}, fmt.Errorf("harness: preset %s: %w", pre.Name, err)
@@ -730,4 +735,33 @@ func TestClientSeeds(t *testing.T) {
 		}
 	}
 	checkSeedDir(t, "testdata/fuzz/FuzzClientBytes", seeds, *updateClientSeeds)
+}
+
+// TestClientHarnessCatchesBugs is the harness's canary: the engine's
+// deliberate bugs must make runClient fail with the rule they break, while
+// the same inputs pass without them.
+func TestClientHarnessCatchesBugs(t *testing.T) {
+	tests := []struct {
+		name string
+		mut  engine.Mutation
+		data []byte
+		rule string
+	}{
+		{"reused id", engine.MutReuseInflightID, newClientSeed(1, 1).publish(1).publish(2).b.buf, "MQTT-2.2.1-3"},
+		{"reused id v4", engine.MutReuseInflightID, newClientSeed(1, 0).publish(2).subscribe().b.buf, "MQTT-2.2.1-3"},
+		{"publish after pubrel", engine.MutPublishAfterPubrel,
+			newClientSeed(1, 1).publish(2).ack(cSrvPubrec, 0).op(cOpWorldClose).op(cOpReconnect).b.bool(true).bool(false).byte(0).buf, "MQTT-4.3.3-6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := tt.data
+			if _, err := runClient(data, 0); err != nil {
+				t.Fatalf("without the bug: %v", err)
+			}
+			_, err := runClient(data, tt.mut)
+			if err == nil || !strings.Contains(err.Error(), tt.rule) {
+				t.Fatalf("with the bug: got %v, want an error citing %s", err, tt.rule)
+			}
+		})
+	}
 }
