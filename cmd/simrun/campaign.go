@@ -29,6 +29,9 @@ type campaign struct {
 	out           string
 	resume        bool
 	args          []string // the campaign's own arguments, for the -resume hint
+	// shardBase is the -out every shard's default directory is under, when
+	// -shard was given without -out ("" otherwise).
+	shardBase string
 }
 
 // cmdCampaign runs many seeds over workers.
@@ -83,9 +86,27 @@ func (c *campaign) validate(wf worldFlags, shard string, outSet bool) error {
 		return badUsage("campaign", "bad -shard %q: %v", shard, err)
 	}
 	if c.shards > 1 && !outSet {
-		c.out = filepath.Join(c.out, fmt.Sprintf("shard-%d-of-%d", c.shard, c.shards))
+		c.shardBase = c.out
+		c.out = shardDir(c.shardBase, c.shard, c.shards)
 	}
 	return nil
+}
+
+// shardDir is the default directory of shard i of n under base.
+func shardDir(base string, i, n uint64) string {
+	return filepath.Join(base, fmt.Sprintf("shard-%d-of-%d", i, n))
+}
+
+// mergeCommand is the command that merges this campaign's shards.
+func (c campaign) mergeCommand() string {
+	if c.shardBase == "" || c.shards > 16 {
+		return replayPrefix + " merge DIR... (each shard's -out)"
+	}
+	dirs := make([]string, c.shards)
+	for i := range dirs {
+		dirs[i] = shardDir(c.shardBase, uint64(i), c.shards)
+	}
+	return replayPrefix + " merge " + strings.Join(dirs, " ")
 }
 
 // parseShard reads "i/n" with 0 <= i < n.
@@ -240,7 +261,7 @@ func (e *env) runCampaign(c campaign) int {
 		return exitInterrupted
 	}
 	if c.shards > 1 {
-		fmt.Fprintf(e.stdout, "shard %d/%d done; combine the shards with: %s merge DIR...\n", c.shard, c.shards, replayPrefix)
+		fmt.Fprintf(e.stdout, "shard %d/%d done; once every shard is, combine them with:\n  %s\n", c.shard, c.shards, c.mergeCommand())
 	}
 	return s.exitStatus()
 }
