@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// brokerOut is one outbound message of a session.
+type brokerOut struct {
+	seq    uint64 // global order; the record key
+	id     uint16 // packet id, 0 while queued
+	msg    brokerMsg
+	qos    packet.QoS
+	retain bool
+	pubrel bool   // PUBREC received, PUBREL sent or pending
+	sent   bool   // PUBLISH sent at least once (resends carry DUP=1)
+	conn   ConnID // connection its PUBLISH was last sent on
+}
+
+// brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it.
+type brokerFanSend struct {
+	s    *brokerSession
+	qos0 *brokerOut
+}
+
+// fanoutStore routes a message to every matching session (phase one): the
+// retained store is updated, each session gets its copy (queued, or given a
+// packet id when its window has room), and the durable changes are recorded.
+// Nothing is sent until fanoutSend. from is the publishing client, for
+// No Local [MQTT-3.8.3-3].
+// skip lists sessions that already hold their copy (a fanout redone after
+// a restart).
+func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from string, skip map[string]bool) {
+	if retain {
+		b.storeRetained(m, qos) // [MQTT-3.3.1-5] [MQTT-3.3.1-6]
+	}
+	b.fan = b.fan[:0]
+	b.matches = b.tree.match(m.topic, b.matches[:0])
+	for _, sm := range b.matches {
+		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
+			continue // [MQTT-3.8.3-3]
+		}
+		s := b.sessions[sm.client]
+		out := brokerOut{msg: m, qos: min(qos, sm.opts.QoS)} // QoS downgrade [MQTT-3.8.4-8]
+		// [MQTT-3.3.1-12] [MQTT-3.3.1-13] retain only with Retain As Published;
+		// 3.1.1 [MQTT-3.3.1-9] always clears it on forwarding.
+		out.retain = retain && s.version == packet.V5 && sm.opts.RetainAsPublished
+		b.enqueue(s, out)
+	}
+}
+
+// fanoutSend is phase two: the durable changes are flushed (synced) and the
+// touched sessions send what their windows allow.
+func (b *Broker) fanoutSend() {
+	if b.pol.Persistence == PersistEveryChange {
+		b.store.flush(b)
+	}
+	for i := range b.fan {
+		f := b.fan[i]
+		b.fan[i] = brokerFanSend{}
+		if f.qos0 != nil {
+			if f.s.conn != nil {
+				b.sendPublish0(f.s.conn, f.qos0)
+			}
+			continue
+		}
+		b.pump(f.s)
+	}
+	b.fan = b.fan[:0]
+}
+
+// enqueue gives a session its copy of a message. QoS 0 goes only to an
+// online session. QoS 1/2 gets a packet id at once when the window has room
+// and nothing waits before it; otherwise it waits in the bounded queue.
+func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
+	if out.qos == 0 {
+		if s.conn == nil {
+			b.stats.DroppedQoS0++
+			return
+		}
+		o := new(brokerOut) // out itself must not escape: one allocation for QoS 0 only
+		*o = out
+		b.fan = append(b.fan, brokerFanSend{s: s, qos0: o})
+		return
+	}
+	out.seq = b.nextSeq()
+	b.fan = append(b.fan, brokerFanSend{s: s})
+	if c := s.conn; c != nil && len(s.queue) == 0 && c.outstanding+b.held(s) < c.window && s.ids.Len() < 65535 {
+		id, err := s.ids.Alloc() // [MQTT-2.2.1-4] an id not in flight
+		if err == nil {
+			out.id = id
+			s.inflight = append(s.inflight, out)
+			b.saveOut(s, &s.inflight[len(s.inflight)-1])
+			return
+		}
+	}
+	if len(s.queue) >= b.cfg.MaxQueued {
+		if b.cfg.QueueFull == DropNewest {
+			b.stats.DroppedNewest++
+			return
+		}
+		b.stats.DroppedOldest++
+		b.delOut(s, s.queue[0].seq)
+		s.queue[0] = brokerOut{}
+		s.queue = s.queue[1:]
+	}
+	s.queue = append(s.queue, out)
+	b.saveOut(s, &s.queue[len(s.queue)-1])
+}
+
+// held counts the inflight messages waiting to be sent on the connection.
+func (b *Broker) held(s *brokerSession) int {
+	n := 0
+	for i := s.heldIdx; i < len(s.inflight); i++ {
+		if m := &s.inflight[i]; !m.pubrel && (s.conn == nil || m.conn != s.conn.id) {
+			n++
+		}
+	}
+	return n
+}
+
+// pump sends what the session's window allows: held inflight messages
+// first, in order, then queued ones, each given a fresh packet id.
+func (b *Broker) pump(s *brokerSession) {
+	c := s.conn
+	if c == nil {
+		return
+	}
+	i := s.heldIdx
+	for i < len(s.inflight) {
+		m := &s.inflight[i]
+		if m.pubrel || m.conn == c.id {
+			i++
+			continue
+		}
+		if c.outstanding >= c.window {
+			s.heldIdx = i
+			return
+		}
+		if b.sendPublish(c, s, i) {
+			i++
+		}
+	}
+	s.heldIdx = len(s.inflight)
+	for len(s.queue) > 0 && c.outstanding < c.window && s.ids.Len() < 65535 {
+		out := s.queue[0]
+		s.queue[0] = brokerOut{}
+		s.queue = s.queue[1:]
+		if out.msg.expired(b.now) {
+			b.stats.DroppedExpired++
+			b.delOut(s, out.seq) // [MQTT-3.3.2-5]
+			continue
+		}
+		id, err := s.ids.Alloc() // [MQTT-2.2.1-4]
+		if err != nil {
+			return
+		}
+		out.id = id
+		s.inflight = append(s.inflight, out)
+		n := len(s.inflight) - 1
+		b.saveOut(s, &s.inflight[n])
+		b.sendPublish(c, s, n)
+		s.heldIdx = len(s.inflight)
+	}
+}
+
+// sendPublish sends inflight message i on c, DUP=1 if it was sent before
+// [MQTT-3.3.1-1]. A message too large for the client is dropped as if
+// delivered [MQTT-3.1.2-25]; it then reports false (i is removed).
+func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
+	m := &s.inflight[i]
+	dup := m.sent && b.pol.Mutations&MutResendWithoutDup == 0
+	if !m.sent && m.msg.expired(b.now) {
+		b.stats.DroppedExpired++
+		b.removeOut(s, i) // [MQTT-3.3.2-5] delivery had not started
+		return false
+	}
+	p := b.pkts.publish(packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic, PacketID: m.id, Payload: m.msg.payload})
+	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
+		p.Props = m.msg.propsAt(b.now)
+	}
+	if !b.send(c, p) {
+		b.stats.DroppedSize++
+		b.removeOut(s, i)
+		return false
+	}
+	m.sent, m.conn = true, c.id
+	c.outstanding++
+	b.stats.PublishesOut++
+	return true
+}
+
+// sendPublish0 sends a QoS 0 copy [MQTT-4.3.1-1].
+func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
+	if m.msg.expired(b.now) {
+		b.stats.DroppedExpired++
+		return // [MQTT-3.3.2-5]
+	}
+	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic, Payload: m.msg.payload})
+	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
+		p.Props = m.msg.propsAt(b.now)
+	}
+	if b.send(c, p) {
+		b.stats.PublishesOut++
+	} else {
+		b.stats.DroppedSize++
+	}
+}
+
+// removeOut ends inflight message i: its id is free again and its record is
+// deleted (after the ack that ended it arrived).
+func (b *Broker) removeOut(s *brokerSession, i int) {
+	m := s.inflight[i]
+	s.ids.Free(m.id)
+	if c := s.conn; c != nil && m.conn == c.id {
+		c.outstanding--
+	}
+	b.delOut(s, m.seq)
+	copy(s.inflight[i:], s.inflight[i+1:])
+	s.inflight[len(s.inflight)-1] = brokerOut{}
+	s.inflight = s.inflight[:len(s.inflight)-1]
+	if i < s.heldIdx {
+		s.heldIdx--
+	}
+}
+
+// findOut returns the index of the inflight message with packet id, or -1.
+func findOut(s *brokerSession, id uint16) int {
+	for i := range s.inflight {
+		if s.inflight[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// handlePuback completes a QoS 1 delivery [MQTT-4.3.2-3]; an unknown
+// PUBACK is ignored.
+func (b *Broker) handlePuback(c *brokerConn, p *packet.Puback) {
+	s := c.sess
+	i := findOut(s, p.PacketID)
+	if i < 0 || s.inflight[i].qos != 1 {
+		return
+	}
+	b.removeOut(s, i)
+	b.pump(s)
+}
+
+// handlePubrec answers PUBREL [MQTT-4.3.3-4] after recording that the
+// message is PUBREC'd (so it is never PUBLISHed again [MQTT-4.3.3-6]). A
+// v5 PUBREC >= 0x80 ends the flow. An unknown id is answered PUBREL 0x92
+// or, with the legacy policy, fails the connection.
+func (b *Broker) handlePubrec(c *brokerConn, p *packet.Pubrec) {
+	s := c.sess
+	i := findOut(s, p.PacketID)
+	if i < 0 || s.inflight[i].qos != 2 {
+		b.unknownAck(c, b.pol.UnknownPubrec, b.pkts.ack(packet.PUBREL, p.PacketID, b.notFound(c)), "PUBREC", p.PacketID)
+		return
+	}
+	if c.version == packet.V5 && p.Reason.IsError() {
+		b.removeOut(s, i)
+		b.pump(s)
+		return
+	}
+	if m := &s.inflight[i]; !m.pubrel {
+		m.pubrel = true
+		b.saveOut(s, m)
+	}
+	b.send(c, b.pkts.ack(packet.PUBREL, p.PacketID, 0)) // [MQTT-4.3.3-4]
+}
+
+// handlePubcomp completes a QoS 2 delivery [MQTT-4.3.3-5]; an unknown
+// PUBCOMP is ignored.
+func (b *Broker) handlePubcomp(c *brokerConn, p *packet.Pubcomp) {
+	s := c.sess
+	i := findOut(s, p.PacketID)
+	if i < 0 || !s.inflight[i].pubrel {
+		return
+	}
+	b.removeOut(s, i)
+	b.pump(s)
+}

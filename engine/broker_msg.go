@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// brokerMsg is an immutable application message shared by every session it
+// was routed to. topic and payload share one buffer.
+type brokerMsg struct {
+	topic   []byte
+	payload []byte
+	props   *packet.Properties // forwarded v5 properties; nil when none
+	// expires says the message has a v5 Message Expiry Interval (interval,
+	// seconds); expiresAt is when it runs out, set when it is published.
+	expires   bool
+	interval  uint32
+	expiresAt Time
+	// originSeq is the sequence number of the pending inbound QoS 2 record
+	// this message came from (0 when none): it tells, at restart, which
+	// sessions already hold their copy.
+	originSeq uint64
+}
+
+// forwarded lists the v5 PUBLISH properties the broker passes on unchanged
+// [MQTT-3.3.2-15] [MQTT-3.3.2-16] [MQTT-3.3.2-17] [MQTT-3.3.2-20].
+const forwarded = packet.PropSet(1<<packet.PropPayloadFormat | 1<<packet.PropContentType |
+	1<<packet.PropResponseTopic | 1<<packet.PropCorrelationData)
+
+// newBrokerMsg copies topic, payload and the forwarded properties out of
+// the decoder's buffer.
+func newBrokerMsg(topic, payload []byte, props *packet.Properties, v5 bool) brokerMsg {
+	buf := make([]byte, len(topic)+len(payload))
+	copy(buf, topic)
+	copy(buf[len(topic):], payload)
+	m := brokerMsg{topic: buf[:len(topic):len(topic)], payload: buf[len(topic):]}
+	if v5 && props != nil && props.Present.Has(packet.PropMessageExpiry) {
+		m.expires, m.interval = true, props.MessageExpiry
+	}
+	if v5 && props != nil && (props.Present&forwarded != 0 || len(props.User) > 0) {
+		p := &packet.Properties{
+			Present:         props.Present & forwarded,
+			PayloadFormat:   props.PayloadFormat,
+			ContentType:     props.ContentType,
+			ResponseTopic:   props.ResponseTopic,
+			CorrelationData: append([]byte(nil), props.CorrelationData...),
+			User:            append([]packet.UserProperty(nil), props.User...),
+		}
+		m.props = p
+	}
+	return m
+}
+
+// startExpiry starts the message's Message Expiry Interval at now.
+func (m *brokerMsg) startExpiry(now Time) {
+	if m.expires {
+		m.expiresAt = now + Time(int64(m.interval)*Second)
+	}
+}
+
+// expired reports whether the message's lifetime has passed: a copy whose
+// delivery has not started is then deleted [MQTT-3.3.2-5].
+func (m *brokerMsg) expired(now Time) bool { return m.expires && now > m.expiresAt }
+
+// propsAt returns the properties of a forwarded copy: the forwarded ones, and
+// the Message Expiry Interval minus the time the message waited
+// [MQTT-3.3.2-6].
+func (m *brokerMsg) propsAt(now Time) packet.Properties {
+	var p packet.Properties
+	if m.props != nil {
+		p = *m.props
+	}
+	if m.expires {
+		left := max(int64(m.expiresAt-now), 0)
+		p.Present = p.Present.With(packet.PropMessageExpiry)
+		p.MessageExpiry = uint32((left + Second - 1) / Second)
+	}
+	return p
+}
