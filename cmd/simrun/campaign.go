@@ -15,10 +15,13 @@ import (
 	"github.com/mqttlab/mqttlab/sim"
 )
 
-// defaultSeeds is the default campaign size: about a minute on 2 cores with
-// the default world (standard, fixed, swarm), measured at about 40 seeds/s
-// on 2 cores (see doc.go).
-const defaultSeeds = 2400
+// defaultSeeds is the default campaign size: about a minute on 2 idle cores
+// with the default world (standard, fixed, swarm). Measured: about 8.5 ms of
+// CPU per seed (user+sys of 1000- and 2000-seed campaigns; about 115 seeds/s
+// per core, so about 200 seeds/s on 2 cores); on a machine busy with other
+// work the same campaign ran at 60-120 seeds/s. Re-tune with
+// BenchmarkCampaignSeed.
+const defaultSeeds = 12000
 
 // campaign is a validated campaign configuration.
 type campaign struct {

@@ -1,0 +1,20 @@
+package main
+
+import "testing"
+
+// BenchmarkCampaignSeed measures one default campaign seed (standard
+// scenario, preset fixed, profile swarm, judged) per iteration, on one core:
+// the figure defaultSeeds is tuned from (seeds/s per core x 2 cores x 60 s).
+func BenchmarkCampaignSeed(b *testing.B) {
+	w, err := worldFlags{profile: defaultProfile, preset: defaultPreset, scenario: defaultScenario, version: defaultVersion, judge: string(defaultJudge)}.resolve("bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if res := runSeed(w, uint64(i)); res.rec.Error != "" {
+			b.Fatalf("seed %d: %s", i, res.rec.Error)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
+}
