@@ -245,6 +245,7 @@ func (e *env) runCampaign(c campaign) int {
 	fmt.Fprintf(e.stdout, "campaign: seeds %d..%d shard %d/%d, %s, %d workers, out %s; %d to run, %d already done\n",
 		c.start, c.start+c.count-1, c.shard, c.shards, c.world.flagArgs(), c.workers, c.out, len(seeds), len(done))
 	began := time.Now()
+	defer e.catchSignals()()
 	fresh, interrupted, err := e.execCampaign(c, seeds, len(done))
 	elapsed := time.Since(began)
 	if err != nil {

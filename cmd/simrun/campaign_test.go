@@ -29,6 +29,9 @@ func TestCampaignFixedPasses(t *testing.T) {
 	if !strings.Contains(r.stdout, "10 seeds (100..109), 0 failing") || !strings.Contains(r.stdout, "violations: none") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
+	if strings.ContainsAny(r.stdout+r.stderr, "\r\x1b") {
+		t.Errorf("progress bar drawn on a non-terminal:\n%q", r.stdout)
+	}
 }
 
 // TestCampaignLegacyReplays: legacy fails; every failing seed's plan is saved

@@ -18,9 +18,8 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: ctx, stopSignals: stop, terminal: stdoutIsTerminal()}
+	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(), stopSignals: func() {},
+		signals: true, terminal: stdoutIsTerminal()}
 	os.Exit(env.run(os.Args[1:]))
 }
 
@@ -36,6 +35,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 type env struct {
 	stdout, stderr io.Writer
 	ctx            context.Context
+	// signals makes a campaign catch SIGINT and SIGTERM (cancelling ctx);
+	// other subcommands keep the default behaviour (Ctrl-C kills).
+	signals bool
 	// stopSignals restores the default signal behaviour, so a second
 	// Ctrl-C kills a campaign that is already stopping.
 	stopSignals func()
@@ -95,4 +97,15 @@ func (e *env) topUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nExit status: 0 nothing promised violated, 1 a violation found, 2 usage error, 130 interrupted campaign.")
 	fmt.Fprintln(w, "Run 'simrun <subcommand> -h' for its flags.")
+}
+
+// catchSignals makes SIGINT and SIGTERM cancel e.ctx instead of killing the
+// process, when e.signals; it returns the function that restores the default.
+func (e *env) catchSignals() func() {
+	if !e.signals {
+		return func() {}
+	}
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	e.ctx, e.stopSignals = ctx, stop
+	return stop
 }
