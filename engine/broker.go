@@ -98,7 +98,8 @@ type Broker struct {
 	// per-Step scratch, reused
 	acts    []brokerAct
 	out     []Action // the slice Step returns, reused by the next Step
-	wbuf    []byte
+	wbuf    []byte   // this Step's sent bytes, carved from arena
+	arena   []byte   // free tail of the current byte block; never reused once carved
 	matches []subMatch
 	fan     []brokerFanSend
 }
@@ -145,6 +146,7 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 // actions (Send.Data, Persist.Value) and the packets are never reused.
 func (b *Broker) Step(now Time, ev Event) []Action {
 	b.now = now
+	b.startBytes()
 	if b.restored {
 		b.restored = false
 		b.resumeRestored()
@@ -216,20 +218,30 @@ func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 	return true
 }
 
-// finish turns the Step's scratch into the returned actions: one allocation
-// for all the bytes sent, and the reused result slice.
+// arenaBlock is the size of the blocks the sent bytes are carved from.
+const arenaBlock = 64 << 10
+
+// startBytes points this Step's write buffer at the free tail of the byte
+// block, taking a new block when little is left. Bytes once handed out in a
+// Send are never written again: later Steps only append beyond them.
+func (b *Broker) startBytes() {
+	if cap(b.arena) < arenaBlock/16 {
+		b.arena = make([]byte, 0, arenaBlock)
+	}
+	b.wbuf = b.arena[:0]
+}
+
+// finish turns the Step's scratch into the returned actions, reusing the
+// result slice; the sent bytes stay where they were encoded.
 func (b *Broker) finish() []Action {
 	clear(b.out)
+	data := b.wbuf
+	b.arena, b.wbuf = b.wbuf[len(b.wbuf):], nil
 	if len(b.acts) == 0 {
 		b.out = b.out[:0]
 		return nil
 	}
 	out := b.out[:0]
-	var data []byte
-	if len(b.wbuf) > 0 {
-		data = make([]byte, len(b.wbuf))
-		copy(data, b.wbuf)
-	}
 	for _, a := range b.acts {
 		if a.send {
 			out = append(out, Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt})
@@ -240,7 +252,6 @@ func (b *Broker) finish() []Action {
 	b.out = out
 	clear(b.acts)
 	b.acts = b.acts[:0]
-	b.wbuf = b.wbuf[:0]
 	return out
 }
 

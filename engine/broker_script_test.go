@@ -66,8 +66,9 @@ type bsWorld struct {
 	synced  map[string][]byte
 	pending []Persist
 	show    map[string]bool
-	got     []string // rendered actions of the last command
-	limit   int      // crashat: actions still to carry out before the crash; -1 none
+	got     []string    // rendered actions of the last command
+	limit   int         // crashat: actions still to carry out before the crash; -1 none
+	sent    [][2][]byte // every Send.Data with a copy: the broker must never reuse it
 }
 
 func newBsWorld(t *testing.T) *bsWorld {
@@ -127,6 +128,16 @@ func bsRunScript(t *testing.T, path string) {
 		}
 		i = j - 1
 	}
+	w.checkSent()
+}
+
+// checkSent fails if the bytes of an earlier Send were overwritten.
+func (w *bsWorld) checkSent() {
+	for i, s := range w.sent {
+		if !slices.Equal(s[0], s[1]) {
+			w.t.Fatalf("Send %d: its Data changed after it was returned: % x, was % x", i, s[0], s[1])
+		}
+	}
 }
 
 // broker builds the broker on first use.
@@ -168,6 +179,7 @@ func (w *bsWorld) step(ev Event) {
 func (w *bsWorld) apply(a Action) {
 	switch a := a.(type) {
 	case Send:
+		w.sent = append(w.sent, [2][]byte{a.Data, slices.Clone(a.Data)})
 		v := w.vers[a.Conn]
 		if v == 0 {
 			v = packet.V311 // a refusal before the version is known
