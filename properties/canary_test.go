@@ -1,0 +1,90 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// canary is one deliberate bug and the invariants that must catch it.
+type canary struct {
+	name string
+	edit func(c *engine.ClientPolicy, b *engine.BrokerPolicy)
+	want model.Set
+	spec PlanSpec // Presets is filled in; zero fields take PlanSpec defaults
+}
+
+// canaries: every legacy knob (seed bug) and every mutant of a fix.
+var canaries = []canary{
+	{"LegacyRetransmitNone", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.Retransmit = engine.LegacyRetransmitNone },
+		model.SetOf(model.NoLoss), PlanSpec{}},
+	{"LegacyUnknownAckFail", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) {
+		c.UnknownPubrel, c.UnknownPubrec = engine.LegacyUnknownAckFail, engine.LegacyUnknownAckFail
+	}, model.SetOf(model.NoStuck, model.PubrelAnswered), PlanSpec{}},
+	{"LegacyAckBeforeCallback", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.AckOrder = engine.LegacyAckBeforeCallback },
+		model.SetOf(model.NoLoss), PlanSpec{}},
+	// Volatile QoS 2 state duplicates only when a PUBREC is lost and the
+	// subscriber reboots before the broker's resent PUBLISH arrives: the
+	// standard deployment's traffic and the lossy profile's resets make
+	// that common enough for the default budget.
+	{"LegacyQoS2Volatile", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.IncomingQoS2 = engine.LegacyQoS2Volatile },
+		model.SetOf(model.QoS2ExactlyOnce), PlanSpec{Scenarios: []string{"standard"}, Profiles: []string{"lossy"}}},
+	{"LegacyPersistNone", func(_ *engine.ClientPolicy, b *engine.BrokerPolicy) { b.Persistence = engine.LegacyPersistNone },
+		model.SetOf(model.NoLoss), PlanSpec{}},
+	// Deleting the stored QoS 2 copy before writing its PUBREL record: a
+	// crash between forgets a message the broker holds awaiting PUBREL, so
+	// the broker's session never drains (NoStuck), and a reused id would be
+	// taken for a duplicate and dropped (NoLoss).
+	{"MutDeleteBeforeUpdate", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.Mutations = engine.MutDeleteBeforeUpdate },
+		model.SetOf(model.NoLoss, model.NoStuck), PlanSpec{}},
+	{"MutResendWithoutDup", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.Mutations = engine.MutResendWithoutDup },
+		model.SetOf(model.Retransmit), PlanSpec{}},
+	{"MutReuseInflightID", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.Mutations = engine.MutReuseInflightID },
+		model.SetOf(model.PacketIDUnique), PlanSpec{}},
+	{"MutPublishAfterPubrel", func(c *engine.ClientPolicy, _ *engine.BrokerPolicy) { c.Mutations = engine.MutPublishAfterPubrel },
+		model.SetOf(model.Retransmit), PlanSpec{}},
+	{"MutAckBeforePersist", func(_ *engine.ClientPolicy, b *engine.BrokerPolicy) { b.Mutations = engine.MutAckBeforePersist },
+		model.SetOf(model.NoLoss), PlanSpec{}},
+}
+
+// canaryPreset is the fixed preset with one canary's edit.
+func canaryPreset(t *testing.T, c canary) engine.Preset {
+	p, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name = "fixed+" + c.name
+	c.edit(&p.Client, &p.Broker)
+	return p
+}
+
+// TestCanaries proves the checkers bite: for each seed bug and each mutant of
+// a fix, rapid (default budget: -rapid.checks, 100) finds a plan where the
+// engine breaks a promise of the fixed preset, the shrunk counterexample's
+// full model.Check names the expected invariant, and the counterexample is
+// logged as a replayable plan.
+func TestCanaries(t *testing.T) {
+	for _, c := range canaries {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(t.TempDir()) // rapid writes the canary's fail file here, not in testdata
+			p := canaryPreset(t, c)
+			rec := &Recorder{}
+			spec := c.spec
+			spec.Presets, spec.CrashAt = []engine.Preset{p}, true
+			s := FindCounterexample(t.Name(), PlanProperty(spec, FixedJudge(c.want), rec))
+			if !s.Found || rec.Last == nil {
+				t.Fatalf("rapid found no %v violation of %s within the budget:\n%s", c.want, p.Name, s.Log)
+			}
+			got := model.Set(0)
+			for _, v := range model.Check(rec.Last.Result.History, model.Options{}) {
+				got = got.With(v.Invariant)
+			}
+			if got&c.want == 0 {
+				t.Fatalf("full Check of the counterexample names %v, want one of %v:\n%s", got, c.want, rec.Last.Report())
+			}
+			t.Logf("caught after %d failing runs (with shrinking); full Check names %v; shrunk counterexample:\n%s",
+				rec.Fails, got, rec.Last.Report())
+		})
+	}
+}
