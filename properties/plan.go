@@ -204,7 +204,11 @@ func (b *planBuilder) step() {
 	for i, k := range stepKinds {
 		weights[i] = k.weight
 	}
-	kind := stepKinds[weighted(b.c, "step", weights)].kind
+	b.stepOf(stepKinds[weighted(b.c, "step", weights)].kind)
+}
+
+// stepOf adds one step of the given kind, its arguments chosen by b.c.
+func (b *planBuilder) stepOf(kind sim.OpKind) {
 	client := func() string { return pick(b.c, "client", b.scen.Clients) }
 	switch kind {
 	case sim.OpPublish:
