@@ -1,0 +1,194 @@
+// Command campaign runs the native fuzz targets of the lab for a long time:
+// every Fuzz target of the fuzz package in turns of -slice, several turns
+// at once over -parallel worker slots, for -duration in all.
+//
+// Each turn is
+//
+//	go test ./fuzz -run='^$' -fuzz='^Target$' -fuzztime=SLICE -parallel=1
+//
+// The campaign parses Go's fuzz output to show progress (target, execs/s,
+// new interesting inputs, crashers). Go's fuzzer minimizes a crasher and
+// writes it to fuzz/testdata/fuzz/<Target>/<hash> itself; the campaign
+// leaves it there, so plain `go test ./fuzz` replays it from then on, stops
+// giving that target turns, and lists every crasher at the end with the
+// command that reproduces it. Ctrl-C (or SIGTERM) is forwarded to the
+// running turns, which stop cleanly, and the summary is printed; a second
+// Ctrl-C kills them.
+//
+// Exit status: 0 nothing found, 1 a crasher or a failing turn, 2 bad flags
+// or the targets could not be listed, 130 interrupted.
+//
+// Usage:
+//
+//	go run ./fuzz/campaign [-duration 1h] [-slice 5m] [-parallel N]
+//	    [-targets REGEXP] [-cache DIR] [-canary] [-progress 30s]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// canaryTarget is the target that fails on purpose when canaryEnv is 1; it
+// runs only with -canary.
+const (
+	canaryTarget = "FuzzCanary"
+	canaryEnv    = "MQTTLAB_FUZZ_CANARY"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFound       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// fuzzNameRE matches a fuzz target name.
+var fuzzNameRE = regexp.MustCompile(`^Fuzz\w+$`)
+
+// config is the campaign's flags.
+type config struct {
+	duration time.Duration
+	slice    time.Duration
+	parallel int
+	targets  *regexp.Regexp
+	cache    string // -test.fuzzcachedir; "" keeps Go's (GOCACHE/fuzz)
+	canary   bool
+	progress time.Duration
+	pkg      string // the package of the targets, as go test names it
+	dir      string // where go runs (the module root)
+	goCmd    string
+}
+
+func main() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
+}
+
+// run is the whole command: parse flags, list targets, run the campaign.
+// interrupts delivers Ctrl-C; tests pass their own channel.
+func run(args []string, stdout, stderr io.Writer, interrupts <-chan os.Signal) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "campaign:", err)
+		return exitUsage
+	}
+	listed, err := listTargets(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "campaign:", err)
+		return exitUsage
+	}
+	targets := selectTargets(listed, cfg.targets.MatchString, cfg.canary)
+	if len(targets) == 0 {
+		fmt.Fprintf(stderr, "campaign: no fuzz target of %s matches %q (listed: %s)\n", cfg.pkg, cfg.targets, strings.Join(listed, " "))
+		return exitUsage
+	}
+	c := newCampaign(cfg, targets, stdout)
+	return c.run(interrupts)
+}
+
+// parseFlags parses and validates the flags.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("campaign", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := config{}
+	fs.DurationVar(&cfg.duration, "duration", time.Hour, "total wall time of the campaign")
+	fs.DurationVar(&cfg.slice, "slice", 5*time.Minute, "length of one target's turn")
+	fs.IntVar(&cfg.parallel, "parallel", runtime.NumCPU(), "turns run at once (each with one fuzz worker)")
+	pattern := fs.String("targets", "", "regexp of the targets to run (default: every Fuzz target; "+canaryTarget+" only with -canary)")
+	fs.StringVar(&cfg.cache, "cache", "", "directory for the generated corpora kept between runs (default: Go's fuzz cache in GOCACHE)")
+	fs.BoolVar(&cfg.canary, "canary", false, "set "+canaryEnv+"=1 and include "+canaryTarget+": proves crashers are reported and saved")
+	fs.DurationVar(&cfg.progress, "progress", 30*time.Second, "interval of the progress lines")
+	fs.StringVar(&cfg.pkg, "pkg", "./fuzz", "package holding the fuzz targets")
+	fs.StringVar(&cfg.dir, "dir", ".", "directory go runs in (the module root)")
+	fs.StringVar(&cfg.goCmd, "go", "go", "the go command")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	re, err := regexp.Compile(*pattern)
+	if err != nil {
+		return cfg, fmt.Errorf("-targets: %w", err)
+	}
+	cfg.targets = re
+	switch {
+	case cfg.duration < minTurn:
+		return cfg, fmt.Errorf("-duration %v is shorter than one turn (%v)", cfg.duration, minTurn)
+	case cfg.slice < minTurn:
+		return cfg, fmt.Errorf("-slice %v is shorter than %v", cfg.slice, minTurn)
+	case cfg.parallel < 1:
+		return cfg, fmt.Errorf("-parallel %d must be at least 1", cfg.parallel)
+	case cfg.progress <= 0:
+		return cfg, fmt.Errorf("-progress %v must be positive", cfg.progress)
+	}
+	if cfg.cache != "" {
+		abs, err := filepath.Abs(cfg.cache)
+		if err != nil {
+			return cfg, fmt.Errorf("-cache: %w", err)
+		}
+		cfg.cache = abs
+	}
+	return cfg, nil
+}
+
+// listTargets runs `go test -list '^Fuzz'` on the package.
+func listTargets(cfg config) ([]string, error) {
+	cmd := exec.Command(cfg.goCmd, "test", "-list", "^Fuzz", cfg.pkg)
+	cmd.Dir = cfg.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("listing the fuzz targets of %s: %w\n%s", cfg.pkg, err, out)
+	}
+	return parseList(string(out)), nil
+}
+
+// splitLines splits output into lines without their line ends.
+func splitLines(s string) []string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return lines
+}
+
+// turnCommand builds the go test command of one turn.
+func turnCommand(cfg config, target string, d time.Duration) *exec.Cmd {
+	args := []string{"test", cfg.pkg, "-run=^$", "-fuzz=^" + target + "$", "-fuzztime=" + d.String(), "-parallel=1"}
+	if cfg.cache != "" {
+		args = append(args, "-args", "-test.fuzzcachedir="+cfg.cache)
+	}
+	cmd := exec.CommandContext(context.Background(), cfg.goCmd, args...)
+	cmd.Dir = cfg.dir
+	cmd.Env = os.Environ()
+	if cfg.canary {
+		cmd.Env = append(cmd.Env, canaryEnv+"=1")
+	}
+	// Its own process group, so a forwarded signal reaches go test, the
+	// test binary and its fuzz workers, as a terminal's Ctrl-C would.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// reproduce is the command that replays a corpus entry "FuzzX/HASH".
+func reproduce(pkg, entry string) string {
+	return fmt.Sprintf("go test %s -run='^%s$'", pkg, entry)
+}

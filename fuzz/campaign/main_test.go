@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// readRecorded reads a recorded `go test -fuzz` output from testdata.
+func readRecorded(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+}
+
+// TestOutcomeOfRecordedRuns folds real outputs of Go's fuzzer, recorded
+// from the canary target, into turn outcomes.
+func TestOutcomeOfRecordedRuns(t *testing.T) {
+	tests := []struct {
+		file string
+		want turnOutcome
+	}{
+		{"pass.txt", turnOutcome{execs: 159801, elapsed: 8, rate: 22545, newCov: 1, passed: true}},
+		{"crash.txt", turnOutcome{execs: 65326, elapsed: 3, rate: 21772, newCov: 4, failed: true, crashers: []string{"FuzzCanary/2df6bb152fb2ac7f"}}},
+		{"crash-baseline.txt", turnOutcome{failed: true, crashers: []string{"FuzzCanary/2df6bb152fb2ac7f"}}},
+		{"replay-failure.txt", turnOutcome{failed: true, seedFail: "FuzzCanary/2df6bb152fb2ac7f"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			var o turnOutcome
+			lines := readRecorded(t, tt.file)
+			for _, l := range lines {
+				o.add(l)
+			}
+			if len(o.tail) != min(len(lines), tailLines) || o.tail[len(o.tail)-1] != lines[len(lines)-1] {
+				t.Errorf("tail keeps %d lines ending %q", len(o.tail), o.tail[len(o.tail)-1])
+			}
+			o.tail = nil
+			if o.execs != tt.want.execs || o.elapsed != tt.want.elapsed || o.rate != tt.want.rate || o.newCov != tt.want.newCov ||
+				o.failed != tt.want.failed || o.passed != tt.want.passed || o.seedFail != tt.want.seedFail || !slices.Equal(o.crashers, tt.want.crashers) {
+				t.Errorf("got %+v\nwant %+v", o, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseLine covers each line form, including longer elapsed times.
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want fuzzLine
+	}{
+		{"fuzz: elapsed: 1m0s, execs: 648582 (0/sec), new interesting: 143 (total: 185)",
+			fuzzLine{kind: lineProgress, elapsed: 60, execs: 648582, newCov: 143, total: 185}},
+		{"fuzz: elapsed: 1h2m3s, execs: 7 (3/sec), new interesting: 0 (total: 1)",
+			fuzzLine{kind: lineProgress, elapsed: 3723, execs: 7, rate: 3, total: 1}},
+		{"fuzz: elapsed: 0s, gathering baseline coverage: 30/30 completed, now fuzzing with 2 workers", fuzzLine{kind: lineBaseline}},
+		{"    Failing input written to testdata/fuzz/FuzzX/ed4f037bebb3d46a", fuzzLine{kind: lineCrasher, entry: "FuzzX/ed4f037bebb3d46a"}},
+		{"failure while testing seed corpus entry: FuzzX/seed#0", fuzzLine{kind: lineSeedFail, entry: "FuzzX/seed#0"}},
+		{"--- FAIL: FuzzX (0.08s)", fuzzLine{kind: lineFail}},
+		{"    --- FAIL: FuzzX (0.00s)", fuzzLine{kind: lineOther}},
+		{"PASS", fuzzLine{kind: linePass}},
+		{"ok  \tgithub.com/mqttlab/mqttlab/fuzz\t61.045s", fuzzLine{kind: linePass}},
+		{"fuzz: minimizing 30-byte failing input file", fuzzLine{kind: lineOther}},
+		{"fuzz: elapsed: 5x, execs: 1 (1/sec), new interesting: 0 (total: 1)", fuzzLine{kind: lineProgress, execs: 1, rate: 1, total: 1}},
+	}
+	for _, tt := range tests {
+		if got := parseLine(tt.line); got != tt.want {
+			t.Errorf("parseLine(%q) = %+v, want %+v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestSchedulerRotates checks the rotation: least time first, running
+// targets last, retired targets never.
+func TestSchedulerRotates(t *testing.T) {
+	s := newScheduler([]string{"FuzzA", "FuzzB", "FuzzC"})
+	var order []string
+	start := func(d time.Duration) string {
+		got, ok := s.next()
+		if !ok {
+			t.Fatal("no target")
+		}
+		s.start(got, d)
+		order = append(order, got)
+		return got
+	}
+	a := start(time.Minute) // A
+	b := start(time.Minute) // B (A is running)
+	s.finish(a, false)
+	start(time.Minute)     // C: least time and not running
+	start(2 * time.Minute) // A: 1m like C, but C runs; A's 1m < B's 1m? tie broken by order, B runs
+	s.finish(b, true)      // B found a crasher
+	s.finish("FuzzC", false)
+	s.finish("FuzzA", false)
+	start(time.Minute) // C (1m) before A (3m); B retired
+	if want := []string{"FuzzA", "FuzzB", "FuzzC", "FuzzA", "FuzzC"}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	s.finish("FuzzC", true)
+	if got, ok := s.next(); !ok || got != "FuzzA" {
+		t.Fatalf("next = %q %v, want FuzzA", got, ok)
+	}
+	s.start("FuzzA", time.Minute)
+	if got, ok := s.next(); !ok || got != "FuzzA" {
+		t.Fatalf("with one target left a second turn of it runs in parallel: next = %q %v", got, ok)
+	}
+	s.finish("FuzzA", true)
+	if s.active() {
+		t.Fatal("every target is retired but the scheduler is active")
+	}
+}
+
+// TestTurnLength cuts turns to the time left and refuses tiny ones.
+func TestTurnLength(t *testing.T) {
+	tests := []struct{ slice, left, want time.Duration }{
+		{5 * time.Minute, time.Hour, 5 * time.Minute},
+		{5 * time.Minute, 90*time.Second + 500*time.Millisecond, 90 * time.Second},
+		{5 * time.Minute, 2 * time.Second, 2 * time.Second},
+		{5 * time.Minute, 1999 * time.Millisecond, 0},
+		{5 * time.Minute, -time.Second, 0},
+	}
+	for _, tt := range tests {
+		if got := turnLength(tt.slice, tt.left); got != tt.want {
+			t.Errorf("turnLength(%v, %v) = %v, want %v", tt.slice, tt.left, got, tt.want)
+		}
+	}
+}
+
+// TestSelectTargets lists targets and keeps the canary out unless asked.
+func TestSelectTargets(t *testing.T) {
+	listed := parseList("FuzzA\nFuzzB\r\n" + canaryTarget + "\nTestNot\nok  \tpkg\t0.1s\n")
+	if want := []string{"FuzzA", "FuzzB", canaryTarget}; !slices.Equal(listed, want) {
+		t.Fatalf("parseList = %v, want %v", listed, want)
+	}
+	all := func(string) bool { return true }
+	if got := selectTargets(listed, all, false); !slices.Equal(got, []string{"FuzzA", "FuzzB"}) {
+		t.Errorf("without -canary: %v", got)
+	}
+	if got := selectTargets(listed, all, true); len(got) != 3 {
+		t.Errorf("with -canary: %v", got)
+	}
+	if got := selectTargets(listed, func(s string) bool { return s == "FuzzB" }, true); !slices.Equal(got, []string{"FuzzB"}) {
+		t.Errorf("matching FuzzB: %v", got)
+	}
+}
+
+// TestFlagErrors refuses bad flags with exit status 2.
+func TestFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-parallel", "0"}, {"-targets", "("}, {"-slice", "1s"}, {"-duration", "0s"}, {"-progress", "0s"}, {"extra"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut, nil); code != exitUsage || errOut.Len() == 0 {
+			t.Errorf("run(%q) = %d, stderr %q; want %d and a message", args, code, errOut.String(), exitUsage)
+		}
+	}
+}
+
+// fakeGo writes a stand-in for the go command that lists three targets and
+// answers each turn with a recorded output: FuzzAlpha passes, FuzzBeta
+// finds a crasher, FuzzGamma fails to build, FuzzSlow fuzzes until
+// interrupted.
+func fakeGo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	rec, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `#!/bin/sh
+case "$*" in
+*-list*) printf 'FuzzAlpha\nFuzzBeta\nFuzzGamma\nFuzzSlow\n` + canaryTarget + `\nok  \tpkg\t0.1s\n' ;;
+*FuzzAlpha*) sed s/` + canaryTarget + `/FuzzAlpha/ ` + rec + `/pass.txt ;;
+*FuzzBeta*) sed s/` + canaryTarget + `/FuzzBeta/ ` + rec + `/crash.txt; exit 1 ;;
+*FuzzGamma*) echo "fuzz/x_test.go:3:1: syntax error"; echo "FAIL	pkg [build failed]"; exit 1 ;;
+*FuzzSlow*)
+	sleep 600 </dev/null >/dev/null 2>&1 &
+	pid=$!
+	trap 'kill $pid; echo PASS; exit 0' INT
+	echo "fuzz: elapsed: 3s, execs: 300 (100/sec), new interesting: 1 (total: 2)"
+	wait $pid ;;
+esac
+`
+	path := filepath.Join(dir, "go")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// syncBuffer is a bytes.Buffer safe for a reader in another goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCampaignLoop runs the loop against the fake go: the crasher is
+// reported with its command and its target retired, the build failure is
+// reported, and the exit status is 1.
+func TestCampaignLoop(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-go", fakeGo(t), "-targets", "Alpha|Beta|Gamma", "-duration", "3s", "-slice", "2s", "-parallel", "2"}
+	code := run(args, &out, &errOut, nil)
+	s := out.String()
+	if code != exitFound {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFound, s, errOut.String())
+	}
+	for _, want := range []string{
+		"CRASHER FuzzBeta/2df6bb152fb2ac7f (new crasher, minimized and saved): fuzz/testdata/fuzz/FuzzBeta/2df6bb152fb2ac7f",
+		"reproduce: go test ./fuzz -run='^FuzzBeta/2df6bb152fb2ac7f$'",
+		"FAILED FuzzGamma: go test failed",
+		"syntax error",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if n := strings.Count(s, "start FuzzBeta"); n != 1 {
+		t.Errorf("FuzzBeta got %d turns; a target with a crasher must get no more", n)
+	}
+	if n := strings.Count(s, "start FuzzGamma"); n != 1 {
+		t.Errorf("FuzzGamma got %d turns; a failing target must get no more", n)
+	}
+	if strings.Contains(s, canaryTarget) {
+		t.Errorf("the canary ran without -canary:\n%s", s)
+	}
+}
+
+// TestCampaignInterrupt forwards Ctrl-C to a running turn, which stops
+// cleanly; the summary is printed and the exit status is 130.
+func TestCampaignInterrupt(t *testing.T) {
+	var out syncBuffer
+	var errOut bytes.Buffer
+	sigs := make(chan os.Signal, 1)
+	done := make(chan int)
+	go func() {
+		done <- run([]string{"-go", fakeGo(t), "-targets", "Slow", "-duration", "1h", "-parallel", "1", "-progress", "1h"}, &out, &errOut, sigs)
+	}()
+	for !strings.Contains(out.String(), "start FuzzSlow") {
+		select {
+		case code := <-done:
+			t.Fatalf("campaign ended early with %d:\n%s%s", code, out.String(), errOut.String())
+		default:
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	sigs <- os.Interrupt
+	code := <-done
+	s := out.String()
+	if code != exitInterrupted || !strings.Contains(s, "interrupted: stopping 1 turn(s)") || !strings.Contains(s, "campaign summary") || !strings.Contains(s, "end FuzzSlow: ok") {
+		t.Fatalf("exit %d, output:\n%s", code, s)
+	}
+}
+
+// TestCampaignCanaryEndToEnd runs the real campaign on the canary target:
+// it must report and save a crasher within 20 s, `go test` must then fail
+// on it with the canary armed and pass without; the crasher file is
+// removed afterwards so the tree never keeps it.
+func TestCampaignCanaryEndToEnd(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(root, "fuzz", "testdata", "fuzz", canaryTarget)
+	before, _ := os.ReadDir(corpus)
+	t.Cleanup(func() { removeNew(t, corpus, before) })
+	cache := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := run([]string{"-canary", "-targets", "^" + canaryTarget + "$", "-duration", "20s", "-parallel", "1",
+		"-dir", root, "-cache", cache}, &out, &errOut, nil)
+	s := out.String()
+	if code != exitFound || !strings.Contains(s, "CRASHER "+canaryTarget+"/") || !strings.Contains(s, "reproduce: go test ./fuzz -run='^"+canaryTarget+"/") {
+		t.Fatalf("exit %d, want a reported crasher:\n%s%s", code, s, errOut.String())
+	}
+	added := newFiles(t, corpus, before)
+	if len(added) != 1 {
+		t.Fatalf("the campaign saved %v in %s, want one crasher file", added, corpus)
+	}
+	if !strings.Contains(s, filepath.Join("fuzz", "testdata", "fuzz", canaryTarget, added[0])) {
+		t.Errorf("the report does not name the saved file %s:\n%s", added[0], s)
+	}
+	if ents, err := os.ReadDir(filepath.Join(cache, canaryTarget)); err != nil || len(ents) == 0 {
+		t.Errorf("-cache %s holds no generated corpus: %v", cache, err)
+	}
+	replay := func(armed bool) error {
+		cmd := exec.Command("go", "test", "./fuzz", "-run", "^"+canaryTarget+"$", "-count=1")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), canaryEnv+"=0")
+		if armed {
+			cmd.Env = append(cmd.Env, canaryEnv+"=1")
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil && !strings.Contains(string(out), added[0]) {
+			t.Errorf("replay failed for another reason:\n%s", out)
+		}
+		return err
+	}
+	if replay(true) == nil {
+		t.Error("go test ./fuzz passes with the canary armed and its crasher in the corpus")
+	}
+	if err := replay(false); err != nil {
+		t.Errorf("go test ./fuzz fails with the canary disarmed: %v", err)
+	}
+}
+
+// newFiles lists the files in dir that were not in before.
+func newFiles(t *testing.T, dir string, before []os.DirEntry) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []string
+	for _, e := range ents {
+		if !slices.ContainsFunc(before, func(b os.DirEntry) bool { return b.Name() == e.Name() }) {
+			added = append(added, e.Name())
+		}
+	}
+	return added
+}
+
+// removeNew deletes the files the test added to dir.
+func removeNew(t *testing.T, dir string, before []os.DirEntry) {
+	for _, name := range newFiles(t, dir, before) {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}

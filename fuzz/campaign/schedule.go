@@ -1,0 +1,108 @@
+package main
+
+import (
+	"slices"
+	"time"
+)
+
+// minTurn is the shortest turn worth starting: below it the build and the
+// baseline coverage pass would take most of the turn.
+const minTurn = 2 * time.Second
+
+// scheduler rotates the fuzz targets over the worker slots: each free slot
+// gets the target with the least fuzzing time so far, preferring one that is
+// not already running; a target that found a crasher or failed gets no
+// more turns. It is pure: the campaign loop tells it what happened.
+type scheduler struct {
+	targets []string
+	spent   map[string]time.Duration // time granted to each target so far
+	running map[string]int           // turns of each target in progress
+	retired map[string]bool          // crashed or failed: no more turns
+}
+
+// newScheduler returns a scheduler for the targets, in the given order
+// (ties go to the earlier one).
+func newScheduler(targets []string) *scheduler {
+	return &scheduler{targets: slices.Clone(targets), spent: make(map[string]time.Duration),
+		running: make(map[string]int), retired: make(map[string]bool)}
+}
+
+// next picks the target of the next turn; false when every target is
+// retired.
+func (s *scheduler) next() (string, bool) {
+	best, found := "", false
+	for _, t := range s.targets {
+		if s.retired[t] {
+			continue
+		}
+		if !found || s.less(t, best) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// less orders candidates: not running before running, then less time spent.
+func (s *scheduler) less(a, b string) bool {
+	ra, rb := s.running[a] > 0, s.running[b] > 0
+	if ra != rb {
+		return !ra
+	}
+	return s.spent[a] < s.spent[b]
+}
+
+// start records a turn of d for t.
+func (s *scheduler) start(t string, d time.Duration) {
+	s.running[t]++
+	s.spent[t] += d
+}
+
+// finish records the end of a turn of t; retire stops t for good.
+func (s *scheduler) finish(t string, retire bool) {
+	s.running[t]--
+	if retire {
+		s.retired[t] = true
+	}
+}
+
+// active reports whether any target can still get a turn.
+func (s *scheduler) active() bool {
+	_, ok := s.next()
+	return ok
+}
+
+// turnLength is how long the next turn runs: a slice, cut to the time left
+// before the deadline; 0 when too little is left to start one.
+func turnLength(slice, left time.Duration) time.Duration {
+	d := min(slice, left).Truncate(time.Second)
+	if d < minTurn {
+		return 0
+	}
+	return d
+}
+
+// selectTargets keeps the listed targets that match the pattern; the
+// canary target only with canary on.
+func selectTargets(listed []string, match func(string) bool, canary bool) []string {
+	var out []string
+	for _, t := range listed {
+		if t == canaryTarget && !canary {
+			continue
+		}
+		if match(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// parseList reads the target names out of `go test -list` output.
+func parseList(out string) []string {
+	var names []string
+	for _, line := range splitLines(out) {
+		if fuzzNameRE.MatchString(line) {
+			names = append(names, line)
+		}
+	}
+	return names
+}
