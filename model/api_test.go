@@ -28,11 +28,17 @@ func TestFaultsOf(t *testing.T) {
 	// A DISCONNECT ends the connection on purpose.
 	polite := newHB().sent("p1", BrokerNode, pkt(CONNECT, 0)).sent("p1", BrokerNode, pkt(DISCONNECT, 0)).
 		ev(Event{Kind: ConnClosed, Node: "p1", Peer: BrokerNode}).sent("p1", BrokerNode, pkt(CONNECT, 0))
+	// s2's SUBACK was lost, but the broker installed its subscription and
+	// sent it a QoS2 PUBLISH: losing its QoS2 state is a subscriber's loss.
+	unacked := base().connect("s2", false, false).xfer("s2", BrokerNode, pkt(SUBSCRIBE, 1)).
+		accepted("p1", "m1", 2).xfer(BrokerNode, "s2", publish(3, 2, false, "m1")).
+		ev(Event{Kind: StateLost, Node: "s2"})
 	cases := []struct {
 		name string
 		h    *hb
 		want Faults
 	}{
+		{name: "state loss of a subscriber whose SUBACK was lost", h: unacked, want: Faults{SubscriberStateLosses: 1, StateLosses: 1}},
 		{name: "reconnect without ConnClosed", h: reconnect, want: Faults{PublisherConnLosses: 1, ConnLosses: 1}},
 		{name: "disconnect is no loss", h: polite, want: Faults{}},
 		{name: "calm", h: base().qos1("m1", 1, 1).liveness(), want: Faults{LivenessRan: true}},
@@ -82,6 +88,9 @@ func TestPromises(t *testing.T) {
 		{"fixed, QoS2 window crash", fixed, Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1, CallbackPostCrashes: 1},
 			SetOf(QoS2ExactlyOnce)},
 		{"fixed, subscriber state lost", fixed, Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(QoS2ExactlyOnce)},
+		{"fixed, subscriber state lost with a lost connection", fixed, Faults{StateLosses: 1, SubscriberStateLosses: 1,
+			ConnLosses: 2, SubscriberConnLosses: 1}, SetOf(QoS2ExactlyOnce)},
+		{"fixed, publisher-only state lost", fixed, Faults{StateLosses: 1}, 0},
 		{"legacy, calm", legacy, Faults{}, 0},
 		{"no store, publisher lost its connection", with(fixed, func(p *Policy) { p.Retransmit = RetransmitNone }),
 			Faults{PublisherConnLosses: 1, ConnLosses: 1}, SetOf(NoLoss, NoStuck, PacketIDUnique)},
@@ -182,6 +191,36 @@ func TestCheckPromised(t *testing.T) {
 	c := base().qos2("m1", 1, 1).delivered("s1", "m1", 2).liveness()
 	if vs := CheckPromised(c.h, FixedPolicy()); len(vs) != 1 {
 		t.Fatalf("CheckPromised: want the duplicate, got %v", vs)
+	}
+}
+
+// TestCheckPromisedStateLossWithoutSuback: a subscriber whose SUBACK was lost
+// (no Subscribed event) still gets what the broker routes to it; losing its
+// QoS2 state makes the resent PUBLISH a second delivery, which the fault
+// excuses (campaign seeds 926 and 20999, 3.1.1 swarm). Canary: the same
+// history without the StateLost is a promised violation.
+func TestCheckPromisedStateLossWithoutSuback(t *testing.T) {
+	run := func(lose bool) []Violation {
+		b := base().connect("s2", false, false).xfer("s2", BrokerNode, pkt(SUBSCRIBE, 1)).
+			accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(1, 2, false, "m1")).
+			xfer(BrokerNode, "s2", publish(3, 2, false, "m1")).delivered("s2", "m1", 2)
+		if lose {
+			b.ev(Event{Kind: StateLost, Node: "s2"})
+		}
+		b.xfer(BrokerNode, "s2", publish(3, 2, true, "m1")).delivered("s2", "m1", 2).liveness()
+		return CheckPromised(b.h, FixedPolicy())
+	}
+	for _, v := range run(true) {
+		if v.Invariant == QoS2ExactlyOnce {
+			t.Fatalf("state loss of s2 must excuse its duplicate, got %v", v)
+		}
+	}
+	found := false
+	for _, v := range run(false) {
+		found = found || (v.Invariant == QoS2ExactlyOnce && v.Node == "s2")
+	}
+	if !found {
+		t.Fatal("canary: without the state loss the duplicate must be a promised violation")
 	}
 }
 

@@ -53,7 +53,7 @@
 //	Retransmit=None or Memory     | any publisher crash                                   | PacketIDUnique, Order
 //	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss, NoStuck
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce
-//	any                           | a subscriber lost its QoS2 state (StateLost)          | QoS2ExactlyOnce
+//	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
 //	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss

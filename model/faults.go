@@ -7,7 +7,7 @@ type Role uint8
 const (
 	RoleBroker     Role = 1 << iota // the broker node
 	RolePublisher                   // has at least one Accepted event
-	RoleSubscriber                  // has at least one Subscribed event
+	RoleSubscriber                  // subscribed, or received or delivered a message (see Roles)
 )
 
 // CrashFault is one Crash event of a history.
@@ -51,16 +51,21 @@ func (f Faults) Any() bool {
 }
 
 // Roles returns each node's role: RoleBroker for BrokerNode, RolePublisher
-// for nodes with an Accepted event, RoleSubscriber for nodes with a
-// Subscribed event.
+// for nodes with an Accepted event, RoleSubscriber for clients with a
+// Subscribed or Delivered event or a PUBLISH received from the broker. A
+// client whose SUBACK was lost still receives what the broker routes to the
+// subscription it installed, and holds incoming QoS2 state for it: it is a
+// subscriber for every fault that touches that state (StateLost, crashes).
 func Roles(h History) map[string]Role {
 	roles := map[string]Role{BrokerNode: RoleBroker}
 	for i := range h.Events {
 		e := &h.Events[i]
-		switch e.Kind {
-		case Accepted:
+		switch {
+		case e.Kind == Accepted:
 			roles[e.Node] |= RolePublisher
-		case Subscribed:
+		case e.Kind == Subscribed || e.Kind == Delivered:
+			roles[e.Node] |= RoleSubscriber
+		case e.Kind == Received && e.Node != BrokerNode && e.Packet.Type == PUBLISH:
 			roles[e.Node] |= RoleSubscriber
 		}
 	}
