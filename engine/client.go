@@ -100,7 +100,15 @@ type Client struct {
 	v    packet.Version
 	now  Time
 	acts []Action
-	wbuf []byte // this Step's encoding arena; a fresh one every Step
+	// The client's garbage-free hot path (see client_box.go): actions boxed
+	// from slabs, packets, messages and deliveries carved from slabs, bytes
+	// from an arena. None of them is ever reused.
+	boxes clientActions
+	arena clientArena
+	acks  clientAckSlabs
+	pubs  clientSlab[packet.Publish]
+	msgs  clientSlab[clientOutMsg]
+	dels  clientSlab[clientDelivery]
 
 	state          clientConnState
 	conn           ConnID
@@ -149,14 +157,16 @@ func (c *Client) Connected() bool { return c.state == csConnected }
 // Step feeds one event and returns the actions to carry out, in order.
 //
 // The returned slice is reused by the next Step: carry the actions out (or
-// copy the slice) before calling Step again. The byte slices inside the
-// actions (Send.Data, Persist.Value) are never reused by the client and may
-// be kept, but must not be modified: a first PUBLISH's Send.Data is also the
-// client's retransmit copy.
+// copy the slice) before calling Step again. The actions themselves, the
+// packets and byte slices inside them (Send.Data, Send.Packet,
+// Persist.Value) and the delivered Message are never reused or written again
+// by the client and may be kept; Send.Data, Send.Packet and Persist.Value
+// must not be modified: a first PUBLISH's Send.Data is also the client's
+// retransmit copy. (Deliver's Message is the application's own copy.)
 func (c *Client) Step(now Time, ev Event) []Action {
 	c.now = now
+	clear(c.acts) // drop the last Step's references
 	c.acts = c.acts[:0]
-	c.wbuf = nil
 	if c.stuck != nil {
 		c.stepStuck(ev)
 		return c.acts
@@ -274,10 +284,10 @@ func (c *Client) emit(a Action) { c.acts = append(c.acts, a) }
 
 // complete emits a Complete.
 func (c *Client) complete(cmd CmdID, r Result, err error) {
-	c.emit(Complete{Cmd: cmd, Result: r, Err: err})
+	c.emit(c.boxes.complete.box(Complete{Cmd: cmd, Result: r, Err: err}))
 }
 
-// send encodes p into this Step's arena and emits it on the current
+// send encodes p into the byte arena and emits it on the current
 // connection. A codec refusal is a broken invariant: the connection is
 // closed with ErrClientInternal instead of a panic.
 func (c *Client) send(p packet.Packet) bool {
@@ -290,35 +300,31 @@ func (c *Client) send(p packet.Packet) bool {
 	return true
 }
 
-// encode appends p to this Step's arena and returns its bytes, capped so
-// that nobody appending to them can overwrite the next packet.
+// encode encodes p into the byte arena and returns its bytes, capped so
+// that nobody appending to them can overwrite the next packet. The bytes are
+// never written again: Send.Data may be kept.
 func (c *Client) encode(p packet.Packet) ([]byte, error) {
-	if c.wbuf == nil {
-		c.wbuf = make([]byte, 0, 64)
-	}
-	start := len(c.wbuf)
-	buf, err := packet.Append(c.wbuf, c.v, p)
+	buf, err := packet.Append(c.arena.free, c.v, p)
 	if err != nil {
 		return nil, err
 	}
-	c.wbuf = buf
-	return buf[start:len(buf):len(buf)], nil
+	return c.arena.take(buf), nil
 }
 
 // sendBytes emits already-encoded bytes.
 func (c *Client) sendBytes(data []byte, p packet.Packet) {
-	c.emit(Send{Conn: c.conn, Data: data, Packet: p})
+	c.emit(c.boxes.send.box(Send{Conn: c.conn, Data: data, Packet: p}))
 	c.lastSend = c.now
 }
 
 // persistPut emits a synced Put.
 func (c *Client) persistPut(key string, value []byte) {
-	c.emit(Persist{Op: Put, Key: key, Value: value, Sync: true})
+	c.emit(c.boxes.persist.box(Persist{Op: Put, Key: key, Value: value, Sync: true}))
 }
 
 // persistDelete emits a synced Delete.
 func (c *Client) persistDelete(key string) {
-	c.emit(Persist{Op: Delete, Key: key, Sync: true})
+	c.emit(c.boxes.persist.box(Persist{Op: Delete, Key: key, Sync: true}))
 }
 
 // clientError is a client-detected violation by the broker: a rule id, the
@@ -371,37 +377,45 @@ func (c *Client) closeConn(err error) {
 	c.connLost(err)
 }
 
-// clientAck holds an acknowledgement packet and room for its encoding, so
-// that both take one allocation on the hot path.
-type clientAck[P any] struct {
-	p P
-	b [8]byte
+// clientAckSlabs are the slabs of the acknowledgement packets the client
+// sends, each handed out once in Send.Packet.
+type clientAckSlabs struct {
+	puback  clientSlab[packet.Puback]
+	pubrec  clientSlab[packet.Pubrec]
+	pubrel  clientSlab[packet.Pubrel]
+	pubcomp clientSlab[packet.Pubcomp]
+}
+
+// packet returns a fresh acknowledgement packet of type t.
+func (k *clientAckSlabs) packet(t packet.Type, id uint16, rc packet.ReasonCode) packet.Packet {
+	switch t {
+	case packet.PUBACK:
+		a := k.puback.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	case packet.PUBREC:
+		a := k.pubrec.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	case packet.PUBREL:
+		a := k.pubrel.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	}
+	a := k.pubcomp.get()
+	a.PacketID, a.Reason = id, rc
+	return a
 }
 
 // sendAck sends a PUBACK, PUBREC, PUBREL or PUBCOMP with reason rc (v5 only;
 // 0 is omitted on the wire).
 func (c *Client) sendAck(t packet.Type, id uint16, rc packet.ReasonCode) bool {
-	var p packet.Packet
-	var buf []byte
-	switch t {
-	case packet.PUBACK:
-		a := &clientAck[packet.Puback]{p: packet.Puback{PacketID: id, Reason: rc}}
-		p, buf = &a.p, a.b[:0]
-	case packet.PUBREC:
-		a := &clientAck[packet.Pubrec]{p: packet.Pubrec{PacketID: id, Reason: rc}}
-		p, buf = &a.p, a.b[:0]
-	case packet.PUBREL:
-		a := &clientAck[packet.Pubrel]{p: packet.Pubrel{PacketID: id, Reason: rc}}
-		p, buf = &a.p, a.b[:0]
-	default:
-		a := &clientAck[packet.Pubcomp]{p: packet.Pubcomp{PacketID: id, Reason: rc}}
-		p, buf = &a.p, a.b[:0]
-	}
-	data, err := packet.Append(buf, c.v, p)
+	p := c.acks.packet(t, id, rc)
+	data, err := c.encode(p)
 	if err != nil {
 		c.closeConn(fmt.Errorf("%w: encoding %s: %w", ErrClientInternal, t, err))
 		return false
 	}
-	c.sendBytes(data[:len(data):len(data)], p)
+	c.sendBytes(data, p)
 	return true
 }

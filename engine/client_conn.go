@@ -177,7 +177,7 @@ func (c *Client) connLost(err error) {
 // setTimer arms (or moves) one of the client's timers.
 func (c *Client) setTimer(id TimerID, at Time) {
 	c.timers |= 1 << id
-	c.emit(SetTimer{Timer: id, At: at})
+	c.emit(c.boxes.timer.box(SetTimer{Timer: id, At: at}))
 }
 
 // cancelTimer cancels an armed timer; an unarmed one needs no action.

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
@@ -118,7 +118,8 @@ func (c *Client) receiveQoS2(p *packet.Publish) {
 
 // deliverPending delivers and records the Ack the PUBACK/PUBREC waits for.
 func (c *Client) deliverPending(p *packet.Publish) {
-	d := &clientDelivery{did: c.deliver(p), id: p.PacketID, qos: p.QoS, conn: c.conn}
+	d := c.dels.get()
+	*d = clientDelivery{did: c.deliver(p), id: p.PacketID, qos: p.QoS, conn: c.conn}
 	c.in.pendingByID[d.id] = d
 	c.in.byDelivery[d.did] = d
 	c.in.ackQueue = append(c.in.ackQueue, d)
@@ -132,18 +133,26 @@ func (c *Client) rebind(d *clientDelivery) {
 	}
 }
 
-// deliver hands a copy of the message to the application.
+// deliver hands a copy of the message to the application. Topic and
+// payload are copied side by side into the byte arena: the application may
+// keep both, and even modify the payload, which cannot reach the topic.
 func (c *Client) deliver(p *packet.Publish) DeliveryID {
 	did := c.in.nextDID
 	c.in.nextDID++
-	c.emit(Deliver{Delivery: did, Msg: Message{
-		Topic:    string(p.Topic),
-		Payload:  bytes.Clone(p.Payload),
+	c.arena.reserve(len(p.Topic) + len(p.Payload))
+	topic := c.arena.take(append(c.arena.free, p.Topic...))
+	payload := c.arena.take(append(c.arena.free, p.Payload...))
+	if p.Payload == nil {
+		payload = nil
+	}
+	c.emit(c.boxes.deliver.box(Deliver{Delivery: did, Msg: Message{
+		Topic:    unsafe.String(unsafe.SliceData(topic), len(topic)),
+		Payload:  payload,
 		QoS:      p.QoS,
 		Retain:   p.Retain,
 		Dup:      p.Dup,
 		PacketID: p.PacketID,
-	}})
+	}}))
 	return did
 }
 
@@ -208,7 +217,7 @@ func (c *Client) awaitRel(id uint16) {
 	c.in.nextSeq++
 	c.in.awaitingRel[id] = seq
 	if c.cfg.Policy.IncomingQoS2 == QoS2Durable {
-		c.persistPut(clientInKey(id), clientEncodeIn(seq))
+		c.persistPut(clientInKey(id), c.arena.take(clientAppendIn(c.arena.free, seq)))
 	}
 }
 

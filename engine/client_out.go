@@ -102,10 +102,11 @@ func (c *Client) handlePublishCmd(e Publish) {
 		c.complete(e.Cmd, Failed, err)
 		return
 	}
-	m := &clientOutMsg{id: id, cmd: e.Cmd, state: coPublished}
+	m := c.msgs.get()
+	m.id, m.cmd, m.state = id, e.Cmd, coPublished
 	m.pkt.QoS, m.pkt.Retain, m.pkt.PacketID = e.QoS, e.Retain, id
 	m.pkt.Topic, m.pkt.Payload = clientBytes(e.Topic), e.Payload
-	m.wire, err = packet.Append(make([]byte, 0, len(e.Topic)+len(e.Payload)+16), c.v, &m.pkt)
+	m.wire, err = c.encode(&m.pkt) // the retransmit copy: never written again
 	if err != nil {
 		c.out.ids.Free(id)
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
@@ -115,7 +116,7 @@ func (c *Client) handlePublishCmd(e Publish) {
 	m.seq = c.out.nextSeq
 	c.out.nextSeq++
 	if c.cfg.Policy.Retransmit == RetransmitDurable {
-		c.persistPut(clientOutKey(id), clientEncodeOut(m)) // stored, DUP set, before the first send
+		c.persistPut(clientOutKey(id), c.arena.take(clientAppendOut(c.arena.free, m))) // stored, DUP set, before the first send
 	}
 	c.complete(e.Cmd, Accepted, nil)
 	c.out.add(m)
@@ -175,13 +176,14 @@ func (c *Client) sendPublish(m *clientOutMsg) {
 	if c.cfg.Policy.Mutations&MutResendWithoutDup != 0 {
 		dup = false // canary: a resend without DUP
 	}
-	data := append([]byte(nil), m.wire...)
-	p := m.pkt
+	data := c.arena.take(append(c.arena.free, m.wire...))
+	p := c.pubs.get()
+	*p = m.pkt
 	if dup {
 		data[0] |= clientDupFlag
 		p.Dup = true
 	}
-	c.sendBytes(data, &p)
+	c.sendBytes(data, p)
 }
 
 // clientDupFlag is the DUP bit of a PUBLISH fixed header.
@@ -248,7 +250,7 @@ func (c *Client) handlePubrec(p *packet.Pubrec) {
 			if c.cfg.Policy.Mutations&MutDeleteBeforeUpdate != 0 {
 				c.persistDelete(clientOutKey(m.id)) // canary: delete before the update
 			}
-			c.persistPut(clientOutKey(m.id), clientEncodeOut(m))
+			c.persistPut(clientOutKey(m.id), c.arena.take(clientAppendOut(c.arena.free, m)))
 		}
 	}
 	c.sendAck(packet.PUBREL, m.id, 0) // a repeated PUBREC gets PUBREL again

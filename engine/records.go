@@ -37,14 +37,21 @@ const (
 )
 
 // clientOutKey is the record key of an outgoing message.
-func clientOutKey(id uint16) string { return clientPrefixOut + clientPad5(id) }
+func clientOutKey(id uint16) string { return clientRecordKey(clientPrefixOut, id) }
 
 // clientInKey is the record key of an incoming QoS2 id.
-func clientInKey(id uint16) string { return clientPrefixIn + clientPad5(id) }
+func clientInKey(id uint16) string { return clientRecordKey(clientPrefixIn, id) }
 
-func clientPad5(id uint16) string {
-	s := strconv.Itoa(int(id))
-	return "00000"[len(s):] + s
+// clientRecordKey is prefix and the id zero-padded to five digits, built with a
+// single allocation.
+func clientRecordKey(prefix string, id uint16) string {
+	var b [16]byte
+	n := copy(b[:], prefix)
+	for i := n + 4; i >= n; i-- {
+		b[i] = '0' + byte(id%10)
+		id /= 10
+	}
+	return string(b[:n+5])
 }
 
 // clientParseID parses the five-digit id of a key.
@@ -59,15 +66,14 @@ func clientParseID(s string) (uint16, bool) {
 	return uint16(n), true
 }
 
-// clientEncodeOut encodes an outgoing message; the PUBLISH is stored with
-// DUP set, since any send after a restore is a resend.
-func clientEncodeOut(m *clientOutMsg) []byte {
+// clientAppendOut appends the record of an outgoing message to dst; the
+// PUBLISH is stored with DUP set, since any send after a restore is a resend.
+func clientAppendOut(dst []byte, m *clientOutMsg) []byte {
 	kind := clientRecPublish
 	if m.state == coReleased {
 		kind = clientRecPubrel
 	}
-	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(m.wire))
-	b = append(b, kind)
+	b := append(dst, kind)
 	b = binary.AppendUvarint(b, m.seq)
 	b = binary.AppendUvarint(b, m.relSeq)
 	b = binary.AppendUvarint(b, uint64(m.cmd))
@@ -77,9 +83,10 @@ func clientEncodeOut(m *clientOutMsg) []byte {
 	return b
 }
 
-// clientEncodeIn encodes an incoming QoS2 id's sequence number.
-func clientEncodeIn(seq uint64) []byte {
-	return binary.AppendUvarint([]byte{clientRecIn}, seq)
+// clientAppendIn appends the record of an incoming QoS2 id's sequence
+// number to dst.
+func clientAppendIn(dst []byte, seq uint64) []byte {
+	return binary.AppendUvarint(append(dst, clientRecIn), seq)
 }
 
 // clientEncodeSession encodes the session marker.
