@@ -77,7 +77,8 @@ const (
 //     PUBRELs in PUBREC order, then PUBLISHes (DUP=1) in acceptance order.
 //   - Session Present 1 when the client holds no session (never connected
 //     and nothing restored): close [MQTT-3.2.2-4] and force Clean Start on
-//     the next Connect, so the client cannot loop.
+//     the next Connect, so the client cannot loop. In 3.1.1 that clean
+//     session only discards the broker's: see wipeDone.
 //   - Session Present 0 with Clean Start 0 while holding state
 //     [MQTT-3.2.2-5]: see sessionLost; unacknowledged messages are
 //     republished as new messages rather than dropped.

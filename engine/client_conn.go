@@ -13,6 +13,9 @@ func (c *Client) handleConnectCmd(e Connect) {
 		return
 	}
 	c.connectCmd, c.connectPending = e.Cmd, true
+	if e.CleanStart {
+		c.forceClean = false // asked for: not a forced discard (see wipeDone)
+	}
 	c.clean = e.CleanStart || c.cfg.CleanStart || c.forceClean
 	c.state = csDialing
 	c.emit(Dial{})
@@ -86,6 +89,10 @@ func (c *Client) handleConnack(p *packet.Connack) {
 		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.2-4", "Session Present 1 but the client holds no session"))
 		return
 	}
+	if c.forceClean && !c.cfg.CleanStart && c.v != packet.V5 {
+		c.wipeDone()
+		return
+	}
 	if !p.SessionPresent && c.hasState() {
 		c.sessionLost() // [MQTT-3.2.2-5]
 	}
@@ -99,6 +106,26 @@ func (c *Client) handleConnack(p *packet.Connack) {
 		c.resendSession() // [MQTT-4.4.0-1]
 	} else {
 		c.startFresh()
+	}
+}
+
+// wipeDone ends a 3.1.1 connection whose Clean Session 1 was forced only to
+// discard the broker's session after [MQTT-3.2.2-4]. A 3.1.1 clean session
+// lasts only as long as its connection [MQTT-3.1.2-6]: a QoS 2 PUBLISH sent
+// on it and unacknowledged when the connection drops meets Session Present
+// 0 on the next connection, and could then only be dropped (loss) or sent
+// again as new (a duplicate, if the broker had it). So nothing is sent on
+// it: as 3.1.1 §3.2.2.2 says, the client discards the session on both sides
+// "by disconnecting, connecting with Clean Session set to 1 and then
+// disconnecting again". It sends DISCONNECT and closes [MQTT-3.14.4-1]
+// [MQTT-3.14.4-2]; the Connect fails with ErrClientSessionDiscarded, and
+// the next one opens a persistent session (Clean Session 0, Session Present
+// 0). v5 needs no second step: Clean Start 1 keeps the Session Expiry.
+func (c *Client) wipeDone() {
+	c.forceClean = false
+	err := fmt.Errorf("%w: clean session only discarded the broker's session; connect again", ErrClientSessionDiscarded)
+	if c.send(&packet.Disconnect{}) {
+		c.closeConn(err)
 	}
 }
 
