@@ -21,7 +21,7 @@
 // Usage:
 //
 //	go run ./fuzz/campaign [-duration 1h] [-slice 5m] [-parallel N]
-//	    [-targets REGEXP] [-cache DIR] [-canary] [-progress 30s]
+//	    [-targets REGEXP] [-cache DIR] [-canary] [-progress 30s] [-minimize 5s]
 package main
 
 import (
@@ -68,8 +68,9 @@ type config struct {
 	cache    string // -test.fuzzcachedir; "" keeps Go's (GOCACHE/fuzz)
 	canary   bool
 	progress time.Duration
-	pkg      string // the package of the targets, as go test names it
-	dir      string // where go runs (the module root)
+	minimize time.Duration // -fuzzminimizetime of each turn; 0 keeps Go's (60s)
+	pkg      string        // the package of the targets, as go test names it
+	dir      string        // where go runs (the module root)
 	goCmd    string
 }
 
@@ -116,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.cache, "cache", "", "directory for the generated corpora kept between runs (default: Go's fuzz cache in GOCACHE)")
 	fs.BoolVar(&cfg.canary, "canary", false, "set "+canaryEnv+"=1 and include "+canaryTarget+": proves crashers are reported and saved")
 	fs.DurationVar(&cfg.progress, "progress", 30*time.Second, "interval of the progress lines")
+	fs.DurationVar(&cfg.minimize, "minimize", 0, "time Go may spend minimizing each new input (0: Go's default, 60s; slow targets stall meanwhile)")
 	fs.StringVar(&cfg.pkg, "pkg", "./fuzz", "package holding the fuzz targets")
 	fs.StringVar(&cfg.dir, "dir", ".", "directory go runs in (the module root)")
 	fs.StringVar(&cfg.goCmd, "go", "go", "the go command")
@@ -139,6 +141,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, fmt.Errorf("-parallel %d must be at least 1", cfg.parallel)
 	case cfg.progress <= 0:
 		return cfg, fmt.Errorf("-progress %v must be positive", cfg.progress)
+	case cfg.minimize < 0:
+		return cfg, fmt.Errorf("-minimize %v must not be negative", cfg.minimize)
 	}
 	if cfg.cache != "" {
 		abs, err := filepath.Abs(cfg.cache)
@@ -173,6 +177,9 @@ func splitLines(s string) []string {
 // turnCommand builds the go test command of one turn.
 func turnCommand(cfg config, target string, d time.Duration) *exec.Cmd {
 	args := []string{"test", cfg.pkg, "-run=^$", "-fuzz=^" + target + "$", "-fuzztime=" + d.String(), "-parallel=1"}
+	if cfg.minimize > 0 {
+		args = append(args, "-fuzzminimizetime="+cfg.minimize.String())
+	}
 	if cfg.cache != "" {
 		args = append(args, "-args", "-test.fuzzcachedir="+cfg.cache)
 	}

@@ -157,12 +157,32 @@ func TestSelectTargets(t *testing.T) {
 // TestFlagErrors refuses bad flags with exit status 2.
 func TestFlagErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"-parallel", "0"}, {"-targets", "("}, {"-slice", "1s"}, {"-duration", "0s"}, {"-progress", "0s"}, {"extra"},
+		{"-parallel", "0"}, {"-targets", "("}, {"-slice", "1s"}, {"-duration", "0s"}, {"-progress", "0s"}, {"-minimize", "-1s"}, {"extra"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(args, &out, &errOut, nil); code != exitUsage || errOut.Len() == 0 {
 			t.Errorf("run(%q) = %d, stderr %q; want %d and a message", args, code, errOut.String(), exitUsage)
 		}
+	}
+}
+
+// TestTurnCommand checks the go test command of a turn and its
+// environment: one worker, the cache and minimize flags, the canary armed
+// only with -canary, its own process group.
+func TestTurnCommand(t *testing.T) {
+	cfg, err := parseFlags([]string{"-cache", "/tmp/c", "-minimize", "5s", "-canary", "-dir", "/m"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := turnCommand(cfg, "FuzzX", 90*time.Second)
+	want := []string{"go", "test", "./fuzz", "-run=^$", "-fuzz=^FuzzX$", "-fuzztime=1m30s", "-parallel=1", "-fuzzminimizetime=5s", "-args", "-test.fuzzcachedir=/tmp/c"}
+	if !slices.Equal(cmd.Args, want) || cmd.Dir != "/m" || !slices.Contains(cmd.Env, canaryEnv+"=1") || !cmd.SysProcAttr.Setpgid {
+		t.Fatalf("args %q dir %q setpgid %v", cmd.Args, cmd.Dir, cmd.SysProcAttr.Setpgid)
+	}
+	cfg, _ = parseFlags(nil, &bytes.Buffer{})
+	cmd = turnCommand(cfg, "FuzzX", time.Minute)
+	if slices.Contains(cmd.Env, canaryEnv+"=1") || slices.ContainsFunc(cmd.Args, func(a string) bool { return strings.HasPrefix(a, "-test.") || strings.HasPrefix(a, "-fuzzmin") }) {
+		t.Fatalf("defaults add flags or arm the canary: %q", cmd.Args)
 	}
 }
 
