@@ -164,16 +164,27 @@ func (b *Broker) fail(c *brokerConn, err error) {
 	}
 	switch {
 	case !c.connected && c.dec.Version() == packet.V5:
-		b.sendNow(c, &packet.Connack{Reason: code})
+		b.sendNow(c, &packet.Connack{Reason: answerReason(packet.CONNACK, code)})
 	case !c.connected && code == packet.UnsupportedProtocolVersion:
 		// [MQTT-3.1.2-2] 3.1.1: unsupported level → CONNACK 0x01, then close.
 		c.version = packet.V311
 		b.sendNow(c, &packet.Connack{Reason: packet.V3UnacceptableProtocol})
 	case c.connected && c.version == packet.V5:
-		b.sendNow(c, &packet.Disconnect{Reason: code}) // [MQTT-4.13.1-1]
+		b.sendNow(c, &packet.Disconnect{Reason: answerReason(packet.DISCONNECT, code)}) // [MQTT-4.13.1-1]
 	}
 	b.emit(CloseConn{Conn: c.id, Reason: err})
 	b.dropConn(c)
+}
+
+// answerReason is the code to refuse with in a v5 packet of type t: code
+// itself when t's table allows it, else 0x82 Protocol Error (a CONNECT
+// received after the session has 0x84 Unsupported Protocol Version, which
+// only CONNACK may carry).
+func answerReason(t packet.Type, code packet.ReasonCode) packet.ReasonCode {
+	if code.ValidIn(packet.V5, t) {
+		return code
+	}
+	return packet.ProtocolError
 }
 
 // reasonOf returns the v5 reason code of an error: the codec's, or the one

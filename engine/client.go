@@ -364,7 +364,7 @@ func clientReason(err error) packet.ReasonCode {
 // DISCONNECT with the reason code, then close [MQTT-4.13.1-1].
 func (c *Client) protocolError(err error) {
 	if c.v == packet.V5 && c.state == csConnected {
-		c.send(&packet.Disconnect{Reason: clientReason(err)})
+		c.send(&packet.Disconnect{Reason: answerReason(packet.DISCONNECT, clientReason(err))})
 	}
 	c.closeConn(err)
 }

@@ -67,3 +67,8 @@ const (
 
 // IsError reports whether the code is a failure (0x80 and above).
 func (r ReasonCode) IsError() bool { return r >= 0x80 }
+
+// ValidIn reports whether the code may appear in a packet of type t in
+// version v: the v5 reason code tables; in 3.1.1 only CONNACK and SUBACK
+// carry codes.
+func (r ReasonCode) ValidIn(v Version, t Type) bool { return checkReason(v, t, r) == nil }
