@@ -96,7 +96,7 @@ func atoi(s string) int64 {
 type turnOutcome struct {
 	execs    int64    // executions in the turn (last progress line)
 	elapsed  int64    // seconds of fuzzing (last progress line)
-	rate     int64    // last reported executions per second
+	rate     int64    // last non-zero executions per second reported
 	newCov   int64    // new interesting inputs found
 	crashers []string // "FuzzX/HASH" written by this turn
 	seedFail string   // a committed corpus entry that fails
@@ -113,7 +113,10 @@ func (o *turnOutcome) add(line string) fuzzLine {
 	l := parseLine(line)
 	switch l.kind {
 	case lineProgress:
-		o.execs, o.elapsed, o.rate, o.newCov = l.execs, l.elapsed, l.rate, l.newCov
+		o.execs, o.elapsed, o.newCov = l.execs, l.elapsed, l.newCov
+		if l.rate > 0 { // the last line of a turn often reports 0/sec
+			o.rate = l.rate
+		}
 	case lineCrasher:
 		o.crashers = append(o.crashers, l.entry)
 	case lineSeedFail:
