@@ -369,3 +369,13 @@ func removeNew(t *testing.T, dir string, before []os.DirEntry) {
 		}
 	}
 }
+
+// TestOutcomeKeepsLastNonZeroRate ignores the 0/sec of a turn's final line.
+func TestOutcomeKeepsLastNonZeroRate(t *testing.T) {
+	var o turnOutcome
+	o.add("fuzz: elapsed: 3s, execs: 300 (100/sec), new interesting: 1 (total: 2)")
+	o.add("fuzz: elapsed: 4s, execs: 300 (0/sec), new interesting: 1 (total: 2)")
+	if o.rate != 100 || o.elapsed != 4 || o.execs != 300 {
+		t.Fatalf("outcome %+v, want rate 100 after 4s", o)
+	}
+}
