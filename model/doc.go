@@ -18,7 +18,11 @@
 // use their client ids as node and peer names; message ids (Msg) are unique
 // per history; a Delivered event is emitted once the application owns the
 // message; Subscribed is emitted when the SUBACK arrives; HadState is true
-// when the client holds a session (possibly empty) as it connects. Connection
+// when the client holds a session (possibly empty) as it connects. NoLoss
+// dates a subscription change to the broker's SUBACK/UNSUBACK of its packet
+// id; only when a recorder fills Packet.Filter (and QoS) of SUBSCRIBE and
+// UNSUBSCRIBE does it also see changes whose SUBACK/UNSUBACK the client
+// never received (a lost SUBACK of a re-SUBSCRIBE at QoS 0). Connection
 // boundaries are read from ConnOpened/ConnClosed when present, and otherwise
 // from CONNECT/CONNACK packets and crashes. Checks that judge the end of a
 // run (NoLoss, PubrelAnswered, NoStuck) do so only when LivenessStart is
@@ -27,7 +31,7 @@
 //
 // # Invariants
 //
-//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber (judged when a liveness phase ran, stuck or not)
+//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber the broker held when it got them (judged when a liveness phase ran, stuck or not) [MQTT-3.8.4-3] [MQTT-3.10.4-3]
 //	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber; nothing delivered that was never accepted [MQTT-4.3.3-10]
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]

@@ -74,6 +74,7 @@ type Packet struct {
 	Payload  string // the payload bytes, for same-payload checks
 	Sessions bool   // CONNACK Session Present
 	Clean    bool   // CONNECT Clean Start
+	Filter   string // SUBSCRIBE/UNSUBSCRIBE of one filter: it ("" if not recorded); SUBSCRIBE's requested QoS is QoS
 }
 
 // Event is one step of a history.

@@ -1,6 +1,9 @@
 package model
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // lostQoS1 is a QoS1 message the broker acknowledged but never forwarded.
 func lostQoS1() *hb {
@@ -40,6 +43,82 @@ func TestInvariantNoLoss(t *testing.T) {
 	})
 }
 
+// subReq is a SUBSCRIBE of filter at qos with the filter recorded.
+func subReq(id uint16, filter string, qos uint8) Packet {
+	return Packet{Type: SUBSCRIBE, ID: id, QoS: qos, Filter: filter}
+}
+
+// unsubscribe makes node unsubscribe t/# with UNSUBSCRIBE id, its UNSUBACK
+// seen.
+func (b *hb) unsubscribe(node string, id uint16) *hb {
+	b.xfer(node, BrokerNode, pkt(UNSUBSCRIBE, id)).xfer(BrokerNode, node, pkt(UNSUBACK, id))
+	return b.ev(Event{Kind: Unsubscribed, Node: node, Filter: "t/#"})
+}
+
+// routed has p1 publish msg at QoS 1, acknowledged by the broker and never
+// forwarded.
+func (b *hb) routed(msg string, id uint16) *hb {
+	b.accepted("p1", msg, 1).xfer("p1", BrokerNode, publish(id, 1, false, msg))
+	return b.xfer(BrokerNode, "p1", pkt(PUBACK, id)).acked("p1", msg)
+}
+
+// TestNoLossSubscriptionChanges: a subscription takes effect and ends when
+// the broker processes the SUBSCRIBE/UNSUBSCRIBE, whether or not the client
+// sees the ack; a replacement does not interrupt the flow [MQTT-3.8.4-3]; an
+// unsubscribe excuses only what the broker had not started to send
+// [MQTT-3.10.4-3].
+func TestNoLossSubscriptionChanges(t *testing.T) {
+	// Finding: NoLoss stopped counting a subscription unsubscribed at any
+	// later step, so a loss followed by an unsubscribe went unreported.
+	startedThenUnsub := base().routed("m1", 1).xfer(BrokerNode, "s1", publish(5, 1, false, "m1")).
+		unsubscribe("s1", 2).liveness()
+	bufferedThenUnsub := base().routed("m1", 1).unsubscribe("s1", 2).liveness()
+	afterUnsub := base().unsubscribe("s1", 2).routed("m1", 1).liveness()
+	// The broker processed the UNSUBSCRIBE (UNSUBACK sent) before m1; the
+	// client sees the UNSUBACK only later.
+	unsubAtBroker := func(filter string) *hb {
+		b := base().xfer("s1", BrokerNode, Packet{Type: UNSUBSCRIBE, ID: 2, Filter: filter}).sent(BrokerNode, "s1", pkt(UNSUBACK, 2))
+		b.routed("m1", 1).recv("s1", BrokerNode, pkt(UNSUBACK, 2))
+		return b.ev(Event{Kind: Unsubscribed, Node: "s1", Filter: "t/#"}).liveness()
+	}
+	// Finding: a re-SUBSCRIBE at QoS 0 whose SUBACK the client never saw.
+	resub := func(qos uint8) *hb {
+		b := base().xfer("s1", BrokerNode, subReq(2, "t/#", qos)).sent(BrokerNode, "s1", pkt(SUBACK, 2))
+		return b.routed("m1", 1).liveness()
+	}
+	resubAcked := base().xfer("s1", BrokerNode, pkt(SUBSCRIBE, 2)).xfer(BrokerNode, "s1", pkt(SUBACK, 2)).
+		subscribed("s1", "t/#", 0).routed("m1", 1).liveness()
+	routedThenDowngrade := base().routed("m1", 1).xfer("s1", BrokerNode, pkt(SUBSCRIBE, 2)).
+		xfer(BrokerNode, "s1", pkt(SUBACK, 2)).subscribed("s1", "t/#", 0).liveness()
+	// The broker installed the subscription (SUBACK sent) before m1 arrived;
+	// the client saw the SUBACK after.
+	installedEarly := newHB().connect("s1", false, false).connect("p1", false, false).
+		xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1)).sent(BrokerNode, "s1", pkt(SUBACK, 1)).routed("m1", 1).
+		recv("s1", BrokerNode, pkt(SUBACK, 1)).subscribed("s1", "t/#", 2).liveness()
+	// s1's SUBACK for t/# was lost; its persistence is known from u/#.
+	lostSuback := newHB().connect("s1", false, false).xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1)).
+		xfer(BrokerNode, "s1", pkt(SUBACK, 1)).subscribed("s1", "u/#", 1).
+		xfer("s1", BrokerNode, subReq(2, "t/#", 1)).sent(BrokerNode, "s1", pkt(SUBACK, 2)).
+		connect("p1", false, false).routed("m1", 1).liveness()
+	// The client's CONNECT asked Clean Start (forced) though its app did not.
+	cleanAtBroker := base().routed("m1", 1).opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true}).
+		sent(BrokerNode, "s1", Packet{Type: CONNACK}).ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 5}).liveness()
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "unsubscribed after the broker started sending it", h: startedThenUnsub, violate: true, reason: `msg "m1"`},
+		{name: "unsubscribed while it was buffered (MAY drop)", h: bufferedThenUnsub},
+		{name: "accepted after the unsubscription", h: afterUnsub},
+		{name: "unsubscription in effect at the broker's UNSUBACK", h: unsubAtBroker("")},
+		{name: "unsubscription with its filter recorded", h: unsubAtBroker("t/#")},
+		{name: "re-subscribed at QoS 0, SUBACK lost", h: resub(0)},
+		{name: "re-subscribed at QoS 1, SUBACK lost", h: resub(1), violate: true, reason: `msg "m1"`},
+		{name: "re-subscribed at QoS 0, SUBACK seen", h: resubAcked},
+		{name: "routed before a downgrade is still owed", h: routedThenDowngrade, violate: true, reason: `msg "m1"`},
+		{name: "subscription in effect at the broker's SUBACK", h: installedEarly, violate: true, reason: `msg "m1"`},
+		{name: "first SUBACK lost, filter recorded", h: lostSuback, violate: true, reason: `subscribed to "t/#"`},
+		{name: "clean start seen by the broker", h: cleanAtBroker},
+	})
+}
+
 func TestInvariantQoS2ExactlyOnce(t *testing.T) {
 	runInvariantCases(t, QoS2ExactlyOnce, []invariantCase{
 		{name: "once", h: base().qos2("m1", 1, 1)},
@@ -52,7 +131,34 @@ func TestInvariantQoS2ExactlyOnce(t *testing.T) {
 			violate: true, reason: "no client published"},
 		{name: "sent but never accepted (publisher crashed)", h: base().sent("p1", BrokerNode, publish(1, 1, false, "m1")).
 			crash("p1", CrashAfterAction).delivered("s1", "m1", 1)},
+		{name: "stored, crashed before Accepted, resent after the reboot", h: persistedNotAccepted()},
 	})
+}
+
+// persistedNotAccepted: p1 stored m1 (QoS 2) and crashed before its Publish
+// completed Accepted (crashy seed 4); the rebooted engine resends it from
+// its store with DUP=1 and s1 gets it. The message was published (a client
+// sent it): not created; and never promised to the app, so NoLoss does not
+// ask for it.
+func persistedNotAccepted() *hb {
+	b := base().crash("p1", CrashBeforeAction).ev(Event{Kind: Restart, Node: "p1"}).connect("p1", true, true)
+	b.xfer("p1", BrokerNode, publish(1, 2, true, "m1")).xfer(BrokerNode, "p1", pkt(PUBREC, 1))
+	return b.xfer(BrokerNode, "s1", publish(3, 2, false, "m1")).delivered("s1", "m1", 2)
+}
+
+func TestPersistedNotAcceptedNoViolation(t *testing.T) {
+	b := persistedNotAccepted()
+	b.xfer("p1", BrokerNode, pkt(PUBREL, 1)).xfer(BrokerNode, "p1", pkt(PUBCOMP, 1))
+	b.xfer("s1", BrokerNode, pkt(PUBREC, 3)).xfer(BrokerNode, "s1", pkt(PUBREL, 3)).xfer("s1", BrokerNode, pkt(PUBCOMP, 3))
+	b.liveness()
+	if vs := Check(b.h, Options{Only: SetOf(NoLoss, QoS2ExactlyOnce)}); len(vs) != 0 {
+		t.Fatalf("want no NoLoss or QoS2ExactlyOnce violation, got %v", vs)
+	}
+	// Canary: had no client sent it, the delivery is a creation.
+	c := base().crash("p1", CrashBeforeAction).xfer(BrokerNode, "s1", publish(3, 2, false, "m1")).delivered("s1", "m1", 2)
+	if vs := Check(c.h, Options{Only: SetOf(QoS2ExactlyOnce)}); len(vs) != 1 || !strings.Contains(vs[0].Reason, "created") {
+		t.Fatalf("canary: want a creation, got %v", vs)
+	}
 }
 
 // unackedQoS1 leaves m1 (and m2) of p1 in flight and drops the connection.
