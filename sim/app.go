@@ -116,7 +116,7 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 		return
 	}
 	n.app.logSeq++
-	msg := string(a.Msg.Payload)
+	msg := w.intern(a.Msg.Payload)
 	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: "log/" + strconv.Itoa(n.app.logSeq), Value: a.Msg.Payload, Sync: true})
 	w.hist.Add(model.Event{
 		Kind: model.Delivered, Time: int64(w.sched.now), Node: n.name, Msg: msg, Topic: a.Msg.Topic,

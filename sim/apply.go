@@ -26,7 +26,8 @@ func (w *World) Apply(op Op) error {
 		return fmt.Errorf("%w: %s acts on a client, not the broker", ErrPlan, op.Kind)
 	}
 	w.tr.begin(w.sched.now, n.name, "op")
-	w.tr.word(op.String())
+	w.tr.line = append(w.tr.line, ' ')
+	w.tr.line = op.appendText(w.tr.line)
 	w.tr.end()
 	switch op.Kind {
 	case OpCrash:
@@ -88,7 +89,7 @@ func (w *World) applyClient(n *node, op Op) {
 		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})
 	case OpPublish:
 		id := n.app.command(cmdInfo{kind: cmdPublish, msg: op.Msg, topic: op.Topic, qos: op.QoS, retain: op.Retain})
-		w.step(n, engine.Publish{Cmd: id, Topic: op.Topic, Payload: []byte(op.Msg), QoS: packet.QoS(op.QoS), Retain: op.Retain})
+		w.step(n, w.evs.publish.box(engine.Publish{Cmd: id, Topic: op.Topic, Payload: w.bytes.cloneString(op.Msg), QoS: packet.QoS(op.QoS), Retain: op.Retain}))
 	case OpDisconnect:
 		id := n.app.command(cmdInfo{kind: cmdDisconnect})
 		w.step(n, engine.Disconnect{Cmd: id})

@@ -20,6 +20,7 @@ import (
 type Disk struct {
 	synced  map[string][]byte
 	pending []engine.Persist
+	values  byteArena // the copies of written values, never reused
 }
 
 // NewDisk returns an empty disk.
@@ -28,7 +29,7 @@ func NewDisk() *Disk { return &Disk{synced: make(map[string][]byte)} }
 // Persist carries out one Persist action. It copies the value.
 func (d *Disk) Persist(p engine.Persist) {
 	if p.Op == engine.Put {
-		p.Value = slices.Clone(p.Value)
+		p.Value = d.values.clone(p.Value)
 	}
 	d.pending = append(d.pending, p)
 	if p.Sync {

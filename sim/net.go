@@ -376,7 +376,7 @@ func (w *World) arrive(c *conn, dir uint8, end uint64) {
 	}
 	s.compactPkts()
 	base := s.base
-	w.step(rn, engine.BytesReceived{Conn: c.id, Data: s.buf[:end-base]})
+	w.step(rn, w.evs.bytes.box(engine.BytesReceived{Conn: c.id, Data: s.buf[:end-base]}))
 	if s.base == base {
 		s.consume(end)
 	}

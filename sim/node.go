@@ -64,7 +64,7 @@ func (w *World) step(n *node, ev engine.Event) {
 	for len(n.acks) > 0 && n.inc == inc {
 		d := n.acks[0]
 		n.acks = append(n.acks[:0], n.acks[1:]...)
-		w.step(n, engine.Ack{Delivery: d})
+		w.step(n, w.evs.ack.box(engine.Ack{Delivery: d}))
 	}
 	w.checkFailed(n)
 }

@@ -84,30 +84,43 @@ type Plan struct {
 }
 
 // String returns the text form of an op (one line, no newline).
-func (o Op) String() string {
-	var b strings.Builder
-	b.WriteString(o.Kind.String())
+func (o Op) String() string { return string(o.appendText(nil)) }
+
+// appendText appends the op's text (String) to b.
+func (o Op) appendText(b []byte) []byte {
+	b = append(b, o.Kind.String()...)
 	if o.Node != "" {
-		b.WriteString(" " + o.Node)
+		b = append(b, ' ')
+		b = append(b, o.Node...)
 	}
 	switch o.Kind {
 	case OpConnect:
 		if o.Clean {
-			b.WriteString(" clean")
+			b = append(b, " clean"...)
 		}
 	case OpSubscribe:
-		b.WriteString(" filter=" + o.Topic + " qos=" + strconv.Itoa(int(o.QoS)))
+		b = append(b, " filter="...)
+		b = append(b, o.Topic...)
+		b = append(b, " qos="...)
+		b = strconv.AppendInt(b, int64(o.QoS), 10)
 	case OpUnsubscribe:
-		b.WriteString(" filter=" + o.Topic)
+		b = append(b, " filter="...)
+		b = append(b, o.Topic...)
 	case OpPublish:
-		b.WriteString(" topic=" + o.Topic + " qos=" + strconv.Itoa(int(o.QoS)) + " msg=" + o.Msg)
+		b = append(b, " topic="...)
+		b = append(b, o.Topic...)
+		b = append(b, " qos="...)
+		b = strconv.AppendInt(b, int64(o.QoS), 10)
+		b = append(b, " msg="...)
+		b = append(b, o.Msg...)
 		if o.Retain {
-			b.WriteString(" retain")
+			b = append(b, " retain"...)
 		}
 	case OpSlow, OpAdvance:
-		b.WriteString(" " + FormatDuration(o.D))
+		b = append(b, ' ')
+		b = append(b, FormatDuration(o.D)...)
 	}
-	return b.String()
+	return b
 }
 
 // String returns the plan file text: the header, a separator, one op a line.

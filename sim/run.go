@@ -59,8 +59,9 @@ func Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	// About six history events per op; growing the slice costs more.
-	w.hist.Events = make([]model.Event, 0, 6*len(plan.Ops)+64)
+	// About seven or eight history events per op (liveness included);
+	// growing the slice of these large events costs more than a margin.
+	w.hist.Events = make([]model.Event, 0, 8*len(plan.Ops)+64)
 	for _, op := range plan.Ops {
 		if err := w.Apply(op); err != nil {
 			return w.result(err)

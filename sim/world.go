@@ -168,6 +168,8 @@ type World struct {
 	obs    observer
 	crashK int32             // exhaustive-mode node index, -1 if none
 	strs   map[string]string // interned topics and payloads
+	evs    worldEvents       // slabs boxing the frequent events
+	bytes  byteArena         // copies handed to the engines
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
 }

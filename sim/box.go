@@ -1,0 +1,98 @@
+package sim
+
+import (
+	"unsafe"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// Boxing events without an allocation per event.
+//
+// Converting a struct such as engine.BytesReceived to the engine.Event
+// interface copies it to a fresh heap object: one allocation per event. An
+// interface value is two words, its type and a pointer to its (immutable)
+// data, so the same value can be built around a struct carved from a block
+// of many: one allocation per eventSlabSize events. The engine sees an
+// ordinary Event; type switches and assertions behave exactly as for a
+// plainly boxed value. (The engine's client does the same for its actions.)
+//
+// The rule that makes it sound is the one the compiler's boxing follows: a
+// struct handed out by box is never written again. Slabs only move forward;
+// a block lives as long as any of its events is referenced.
+
+// ifaceWords is the runtime layout of a non-empty interface value.
+type ifaceWords struct {
+	tab  unsafe.Pointer // the itab: interface type and dynamic type
+	data unsafe.Pointer // the boxed value
+}
+
+// eventSlabSize is the number of events of one type per block.
+const eventSlabSize = 64
+
+// eventSlab boxes values of one event type T as engine.Events, carving them
+// from blocks that are never reused.
+type eventSlab[T engine.Event] struct {
+	free []T
+	tab  unsafe.Pointer // itab of (engine.Event, T), taken from a plainly boxed T
+}
+
+// box returns v as an engine.Event.
+func (s *eventSlab[T]) box(v T) engine.Event {
+	if len(s.free) == 0 {
+		s.free = make([]T, eventSlabSize)
+		if s.tab == nil {
+			var zero T
+			proto := engine.Event(zero)
+			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
+		}
+	}
+	p := &s.free[0]
+	*p = v
+	s.free = s.free[1:]
+	var e engine.Event
+	w := (*ifaceWords)(unsafe.Pointer(&e))
+	w.tab, w.data = s.tab, unsafe.Pointer(p)
+	return e
+}
+
+// worldEvents are the world's slabs of the events it feeds most often.
+type worldEvents struct {
+	bytes   eventSlab[engine.BytesReceived]
+	ack     eventSlab[engine.Ack]
+	publish eventSlab[engine.Publish]
+}
+
+// byteArenaBlock is the size of a byte arena block.
+const byteArenaBlock = 8192
+
+// byteArena copies byte slices into blocks that are never reused: one
+// allocation per block instead of one per copy. A copy is never written
+// again and may be kept.
+type byteArena struct{ free []byte } // len 0; cap is the space left
+
+// clone returns a copy of b (nil for nil), capped so that appending to it
+// cannot reach the next copy.
+func (a *byteArena) clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return a.appendBytes(b, "")
+}
+
+// cloneString returns the bytes of s in a fresh (never-reused) slice.
+func (a *byteArena) cloneString(s string) []byte { return a.appendBytes(nil, s) }
+
+// appendBytes copies b, or else s, into the arena.
+func (a *byteArena) appendBytes(b []byte, s string) []byte {
+	n := len(b) + len(s)
+	if n > byteArenaBlock/4 {
+		c := make([]byte, 0, n)
+		return append(append(c, b...), s...)
+	}
+	if a.free == nil || n > cap(a.free) {
+		a.free = make([]byte, 0, byteArenaBlock)
+	}
+	c := append(append(a.free, b...), s...)
+	a.free = a.free[n:n]
+	return c[:n:n]
+}
