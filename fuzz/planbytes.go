@@ -43,7 +43,7 @@ func (k *consumerChooser) Choose(_ string, n int) int {
 	return x % n
 }
 
-// fuzzPresets are the engine configurations FuzzSimPlan chooses from: the
+// fuzzPresets are the engine configurations the simulated-plan fuzz target chooses from: the
 // presets that keep every fix (no legacy knob, no mutation).
 func fuzzPresets() ([]engine.Preset, error) {
 	var out []engine.Preset
@@ -87,7 +87,7 @@ func choosePreset(k properties.Chooser) (engine.Preset, error) {
 // fault profile); the bytes it leaves drive the world's choices through
 // sim's byte source. A crasher decoded this way prints (Case.String) as a
 // readable plan; its world draws come from the bytes, so it replays exactly
-// only through FuzzSimPlan itself.
+// only through the simulated-plan fuzz target itself.
 func PlanFromBytes(data []byte) (properties.Case, error) {
 	if len(data) == 0 {
 		return properties.Case{}, ErrNoInput
