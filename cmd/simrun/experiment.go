@@ -13,7 +13,7 @@ import (
 // cmdExperiment runs a named failure-rate sweep, or lists them.
 func (e *env) cmdExperiment(args []string) int {
 	fs := e.newFlagSet("experiment", "NAME [flags] | -list", "Runs a named failure-rate sweep (package plots) and writes NAME.csv, NAME.png and\n"+
-		"NAME.svg. Deterministic from -seed: the same flags give the same CSV with any -workers.")
+		"NAME.svg; NAME all runs every experiment. Deterministic from -seed: the same flags give the same CSV with any -workers.")
 	list := fs.Bool("list", false, "list the experiments")
 	out := fs.String("out", filepath.Join("out", "experiments"), "output `DIR`")
 	trials := fs.Int("trials", 200, "runs per variant and fault probability")
@@ -35,7 +35,7 @@ func (e *env) cmdExperiment(args []string) int {
 		return exitOK
 	}
 	if len(pos) != 1 {
-		return e.fail("experiment", badUsage("experiment", "want one experiment NAME (one of %s), got %d arguments", strings.Join(plots.Names(), ", "), len(pos)))
+		return e.fail("experiment", badUsage("experiment", "want one experiment NAME (one of %s, or all), got %d arguments", strings.Join(plots.Names(), ", "), len(pos)))
 	}
 	if *trials < 1 {
 		return e.fail("experiment", badUsage("experiment", "bad -trials %d: want at least 1", *trials))
@@ -43,11 +43,26 @@ func (e *env) cmdExperiment(args []string) int {
 	if *workers < 1 {
 		return e.fail("experiment", badUsage("experiment", "bad -workers %d: want at least 1", *workers))
 	}
+	cfg := plots.Config{Trials: *trials, Seed: *seed, Workers: *workers}
+	if pos[0] == "all" {
+		return e.runAllExperiments(cfg, *out)
+	}
 	exp, err := plots.ByName(pos[0])
 	if err != nil {
-		return e.fail("experiment", badUsage("experiment", "%v", err))
+		return e.fail("experiment", badUsage("experiment", "%v (or all)", err))
 	}
-	return e.runExperiment(exp, plots.Config{Trials: *trials, Seed: *seed, Workers: *workers}, *out)
+	return e.runExperiment(exp, cfg, *out)
+}
+
+// runAllExperiments runs every experiment in registry order into one
+// directory: the one command that regenerates the README's charts.
+func (e *env) runAllExperiments(cfg plots.Config, out string) int {
+	for _, exp := range plots.Experiments() {
+		if code := e.runExperiment(exp, cfg, out); code != exitOK {
+			return code
+		}
+	}
+	return exitOK
 }
 
 // runExperiment measures exp, writes its files and prints the sweep.

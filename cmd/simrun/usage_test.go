@@ -149,3 +149,18 @@ func TestExperiment(t *testing.T) {
 		t.Errorf("CSV header: %.60q", fileText(t, filepath.Join(a, name+".csv")))
 	}
 }
+
+// TestExperimentAll: `experiment all` writes the three files of every
+// experiment into one directory.
+func TestExperimentAll(t *testing.T) {
+	dir := t.TempDir()
+	r := simrun(t, "experiment", "all", "-trials", "1", "-workers", "2", "-out", dir).want(t, exitOK)
+	for _, name := range plots.Names() {
+		for _, ext := range []string{"csv", "png", "svg"} {
+			path := filepath.Join(dir, name+"."+ext)
+			if len(fileText(t, path)) == 0 || !strings.Contains(r.stdout, "wrote "+path) {
+				t.Errorf("%s empty or not reported", path)
+			}
+		}
+	}
+}
