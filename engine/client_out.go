@@ -341,7 +341,11 @@ func cmpSeq(a, b uint64) int {
 // counts accepted messages, so they are published again as NEW messages of
 // the new session: fresh flows with DUP=0 (their ids are free in the new
 // session, so they keep them), in their original order. Their stored copies
-// stay: they now stand for the new flows. Messages already PUBREC'd belong
+// stay: they now stand for the new flows. A QoS 2 message whose PUBLISH
+// reached the lost session may so arrive twice: with the broker's session
+// gone nothing can tell, and dropping it instead would lose it when it had
+// not. The choice favours no loss; the fixed engine meets it only when the
+// broker lost a persistent session, where the model promises neither. Messages already PUBREC'd belong
 // to the broker that lost them: their flow cannot finish, so they Complete
 // Failed with ErrClientSessionDiscarded and their records are deleted. The
 // incoming QoS2 ids and their records are discarded too.
