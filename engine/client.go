@@ -305,6 +305,7 @@ func (c *Client) send(p packet.Packet) bool {
 // that nobody appending to them can overwrite the next packet. The bytes are
 // never written again: Send.Data may be kept.
 func (c *Client) encode(p packet.Packet) ([]byte, error) {
+	c.arena.reserve(arenaSmall)
 	buf, err := packet.Append(c.arena.free, c.v, p)
 	if err != nil {
 		return nil, err

@@ -8,8 +8,8 @@ import "unsafe"
 // it to a fresh heap object: one allocation per action, the largest share of
 // the client's garbage. An interface value is two words, its type and a
 // pointer to its (immutable) data, so the same value can be built around a
-// struct carved from a block of many: one allocation per actionSlabSize
-// actions. Consumers see an ordinary Action: type switches, assertions and
+// struct carved from a block of many: one allocation per block of actions.
+// Consumers see an ordinary Action: type switches, assertions and
 // comparisons behave exactly as for a plainly boxed value.
 //
 // The rule that makes it sound is the one the compiler's boxing follows: a
@@ -23,20 +23,30 @@ type ifaceWords struct {
 	data unsafe.Pointer // the boxed value
 }
 
-// actionSlabSize is the number of actions of one type per block.
-const actionSlabSize = 32
+// Slab blocks start small and double up to slabMax values, so that a client
+// that lives for a few packets (the sim rebuilds one at every reboot) does
+// not pay for full blocks of every type.
+const (
+	slabMin = 4
+	slabMax = 32
+)
+
+// nextBlock is the size of the block after one of size n (0: none yet).
+func nextBlock(n int) int { return min(max(2*n, slabMin), slabMax) }
 
 // actionSlab boxes values of one action type T as Actions, carving them from
 // blocks that are never reused.
 type actionSlab[T Action] struct {
 	free []T
+	n    int            // size of the current block
 	tab  unsafe.Pointer // itab of (Action, T), taken from a plainly boxed T
 }
 
 // box returns v as an Action.
 func (s *actionSlab[T]) box(v T) Action {
 	if len(s.free) == 0 {
-		s.free = make([]T, actionSlabSize)
+		s.n = nextBlock(s.n)
+		s.free = make([]T, s.n)
 		if s.tab == nil {
 			var zero T
 			proto := Action(zero)
@@ -64,25 +74,41 @@ type clientActions struct {
 // clientSlab hands out structs of type T carved from blocks, each once,
 // never reused: a packet handed out in Send.Packet, a message or delivery the
 // client tracks by pointer.
-type clientSlab[T any] struct{ free []T }
+type clientSlab[T any] struct {
+	free []T
+	n    int // size of the current block
+}
 
 func (s *clientSlab[T]) get() *T {
 	if len(s.free) == 0 {
-		s.free = make([]T, actionSlabSize)
+		s.n = nextBlock(s.n)
+		s.free = make([]T, s.n)
 	}
 	p := &s.free[0]
 	s.free = s.free[1:]
 	return p
 }
 
-// clientArenaBlock is the size of a byte arena block.
-const clientArenaBlock = 4096
+// Byte arena blocks start at arenaMin bytes and double up to arenaMax.
+const (
+	arenaMin = 512
+	arenaMax = 8192
+)
 
 // clientArena hands out byte space carved from blocks that are never
 // reused, so encoded packets, record values and delivered messages cost no
 // allocation of their own. Space once handed out is never written again by
 // the client: Send.Data, Persist.Value and Deliver's message may be kept.
-type clientArena struct{ free []byte } // len 0; cap is the space left
+type clientArena struct {
+	free []byte // len 0; cap is the space left
+	n    int    // size of the current block
+}
+
+// grow starts a fresh block with room for at least need bytes.
+func (a *clientArena) grow(need int) {
+	a.n = min(max(2*a.n, arenaMin), arenaMax)
+	a.free = make([]byte, 0, max(need, a.n))
+}
 
 // take hands out b, the result of appending to a.free, capped so that
 // appending to it cannot reach the next piece, and moves the free space past
@@ -92,14 +118,18 @@ func (a *clientArena) take(b []byte) []byte {
 	if len(b) <= cap(a.free) {
 		a.free = a.free[len(b):len(b)]
 	} else {
-		a.free = make([]byte, 0, clientArenaBlock)
+		a.grow(0)
 	}
 	return b[:len(b):len(b)]
 }
 
+// arenaSmall is room for a typical small packet: encode starts a fresh block
+// rather than let a packet outgrow the little space left.
+const arenaSmall = 64
+
 // reserve makes sure n bytes fit in the free space.
 func (a *clientArena) reserve(n int) {
 	if cap(a.free) < n {
-		a.free = make([]byte, 0, max(n, clientArenaBlock))
+		a.grow(n)
 	}
 }

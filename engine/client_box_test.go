@@ -15,7 +15,7 @@ import (
 func TestActionSlabBoxesValues(t *testing.T) {
 	var s actionSlab[Complete]
 	var got []Action
-	for i := range 3 * actionSlabSize {
+	for i := range 3 * slabMax {
 		got = append(got, s.box(Complete{Cmd: CmdID(i), Result: Accepted}))
 	}
 	for i, a := range got {
@@ -35,7 +35,7 @@ func TestActionSlabBoxesValues(t *testing.T) {
 		t.Fatal("a Complete asserted as Send")
 	}
 	var timers actionSlab[SetTimer]
-	for i := range actionSlabSize + 1 {
+	for i := range slabMax + 1 {
 		a := timers.box(SetTimer{Timer: TimerID(i), At: 7})
 		if a != Action(SetTimer{Timer: TimerID(i), At: 7}) || a == Action(SetTimer{Timer: TimerID(i), At: 8}) {
 			t.Fatalf("timer %d does not compare as a plainly boxed value", i)
@@ -48,7 +48,7 @@ func TestActionSlabBoxesValues(t *testing.T) {
 func TestActionSlabAllocations(t *testing.T) {
 	var s actionSlab[Send]
 	var sink Action
-	allocs := testing.AllocsPerRun(10*actionSlabSize, func() { sink = s.box(Send{Conn: 1}) })
+	allocs := testing.AllocsPerRun(10*slabMax, func() { sink = s.box(Send{Conn: 1}) })
 	if allocs > 0.5 {
 		t.Fatalf("%.2f allocations per boxed action", allocs)
 	}

@@ -54,6 +54,7 @@ func Generate(cfg Config) (Plan, error) {
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
 	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, down: map[string]bool{}, cut: map[string]bool{}}
+	g.ops = make([]Op, 0, 512) // the standard scenario's plans have about 400 ops
 	scen.gen(g)
 	g.flushAll()
 	return Plan{Header: HeaderOf(cfg), Ops: g.ops}, nil
