@@ -20,13 +20,22 @@ type tracer struct {
 	keep  bool
 	text  []byte
 	lines int
+	// at and atText cache the decimal text of the last line's time: many
+	// lines in a row share it.
+	at     engine.Time
+	atText []byte
 }
 
-func newTracer(keep bool) tracer { return tracer{sum: fnvOffset64, keep: keep} }
+func newTracer(keep bool) tracer {
+	return tracer{sum: fnvOffset64, keep: keep, atText: []byte("0")}
+}
 
 // begin starts a line: "<virtual ns> <node> <what>".
 func (t *tracer) begin(now engine.Time, node, what string) {
-	t.line = strconv.AppendInt(t.line[:0], int64(now), 10)
+	if now != t.at {
+		t.at, t.atText = now, strconv.AppendInt(t.atText[:0], int64(now), 10)
+	}
+	t.line = append(t.line[:0], t.atText...)
 	t.line = append(t.line, ' ')
 	t.line = append(t.line, node...)
 	t.line = append(t.line, ' ')
