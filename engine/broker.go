@@ -27,6 +27,9 @@ var (
 	// ErrBrokerRecord: a durable record could not be decoded; NewBroker names
 	// its key.
 	ErrBrokerRecord = errors.New("engine: broker: corrupt record")
+	// ErrBrokerShutdown: the broker closed the connection because it is
+	// stopping cleanly (Shutdown).
+	ErrBrokerShutdown = errors.New("engine: broker: server shutting down")
 	// ErrBrokerInternal: the codec refused to encode a packet the broker
 	// built (a broken invariant, reported instead of a panic).
 	ErrBrokerInternal = errors.New("engine: broker: internal error")
@@ -58,7 +61,9 @@ type BrokerStats struct {
 // comes from its CONNECT); BytesReceived is stream-decoded per connection;
 // ConnClosed takes the session offline (publishing or delaying its will);
 // TimerFired runs keep-alive (1.5 x Keep Alive), will-delay and
-// session-expiry timers. Events of unknown or closed connections are ignored.
+// session-expiry timers; Shutdown closes every connection and writes the
+// durable state out (handleShutdown). Events of unknown or closed
+// connections are ignored.
 //
 // Durable state. With persistence on, every durable change leaves as a
 // Persist action under one of these keys (a client id is written
@@ -160,6 +165,8 @@ func (b *Broker) Step(now Time, ev Event) []Action {
 		b.handleClosed(e.Conn)
 	case TimerFired:
 		b.handleTimer(e.Timer)
+	case Shutdown:
+		b.handleShutdown()
 	}
 	b.store.endStep(b)
 	return b.finish()

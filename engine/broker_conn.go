@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
@@ -254,6 +255,25 @@ func (b *Broker) dropConn(c *brokerConn) {
 	}
 	b.saveSession(s)
 	b.armExpiry(s)
+}
+
+// handleShutdown closes every connection, in ConnID order, as a server
+// shutting down (v5 DISCONNECT 0x8B; 3.1.1 has no DISCONNECT from the
+// server), taking each session offline as a lost connection does, then
+// writes every pending durable change (mosquitto saves its database on a
+// clean shutdown). Under LegacyPersistNone nothing is written.
+func (b *Broker) handleShutdown() {
+	ids := make([]ConnID, 0, len(b.conns))
+	for id := range b.conns {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if c := b.conns[id]; c != nil {
+			b.closeWith(c, packet.ServerShuttingDown, ErrBrokerShutdown)
+		}
+	}
+	b.store.snapshot(b)
 }
 
 // setTimer arms a new timer and returns its id.

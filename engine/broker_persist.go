@@ -80,6 +80,13 @@ func (st *brokerStore) endStep(b *Broker) {
 	}
 }
 
+// snapshot writes every pending change now, whatever the policy's rhythm:
+// the state on disk is then the whole durable state (Shutdown).
+func (st *brokerStore) snapshot(b *Broker) {
+	st.changes = 0
+	st.flush(b)
+}
+
 // Record keys. A client id is written length-prefixed so that no id can make
 // two keys collide: "b/o/5:alice/00000000000000000042".
 const (

@@ -193,6 +193,8 @@ func (c *Client) Step(now Time, ev Event) []Action {
 		c.handleDisconnectCmd(e)
 	case Ack:
 		c.handleAck(e)
+	case Shutdown:
+		c.handleShutdown()
 	}
 	return c.acts
 }

@@ -291,3 +291,12 @@ func (c *Client) handleDisconnectCmd(e Disconnect) {
 	}
 	c.complete(e.Cmd, Accepted, nil)
 }
+
+// handleShutdown answers a clean stop of the node: a connected client sends
+// DISCONNECT 0x00 and closes [MQTT-3.14.4-1]; nothing else, since whatever
+// the policy keeps durable was written when it changed.
+func (c *Client) handleShutdown() {
+	if c.state == csConnected && c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
+		c.closeConn(nil)
+	}
+}

@@ -50,10 +50,19 @@ type BytesReceived struct {
 // TimerFired reports that a timer set with SetTimer reached its time.
 type TimerFired struct{ Timer TimerID }
 
+// Shutdown: the node is stopping cleanly; flush what the policy keeps
+// durable. The broker writes its full snapshot (PersistPeriodic; nothing
+// under LegacyPersistNone) and closes every connection, in v5 with
+// DISCONNECT 0x8B Server shutting down; the client sends a clean DISCONNECT.
+// The world carries the actions out, syncs the disk and takes the node down;
+// what the policy keeps only in memory is lost as in a crash.
+type Shutdown struct{}
+
 func (ConnOpened) isEvent()    {}
 func (ConnClosed) isEvent()    {}
 func (BytesReceived) isEvent() {}
 func (TimerFired) isEvent()    {}
+func (Shutdown) isEvent()      {}
 
 // Connect asks the client to open its session: it answers with Dial, then
 // sends CONNECT on ConnOpened. CleanStart overrides the config for this
