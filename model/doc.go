@@ -60,8 +60,14 @@
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
 //	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
+//
+// A clean stop (Crash at CrashStop) loses a node's memory but none of its
+// writes: a client's stop counts as a crash in every row above; the broker's
+// counts only where it keeps nothing durable, since a stopping broker writes
+// all it persists at all (engine.Shutdown).
 //
 // Wherever NoLoss is given up, so is NoStuck: a lost message is work the
 // liveness phase never finishes (the simulator's Stuck lists undelivered

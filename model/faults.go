@@ -24,7 +24,8 @@ type CrashFault struct {
 type Faults struct {
 	Crashes []CrashFault // every crash, in history order
 
-	BrokerCrashes int // crashes of the broker
+	BrokerCrashes int // crashes of the broker (clean stops excluded)
+	BrokerStops   int // clean stops of the broker (Crash at CrashStop)
 
 	PublisherCrashes        int // crashes of publisher nodes
 	PublisherCrashesUnacked int // ... while holding an Accepted QoS>=1 message not yet Acknowledged
@@ -87,7 +88,9 @@ type faultScan struct {
 // ConnClosed after its CONNECT (without a DISCONNECT it sent first), a
 // client's CONNECT while its previous connection was never seen to end
 // (the broker's side of a connection is not counted again). A crash ends the node's connection without counting as
-// a connection loss of its own.
+// a connection loss of its own. A clean stop (Crash at CrashStop) counts as
+// a crash of a client, whose memory it loses; the broker's stops are
+// counted apart, in BrokerStops.
 func FaultsOf(h History) Faults {
 	s := faultScan{
 		roles:      Roles(h),
@@ -202,7 +205,14 @@ func (s *faultScan) crash(f *Faults, i int, e *Event, role Role) {
 		f.CallbackPostCrashes++
 	}
 	if role&RoleBroker != 0 {
-		f.BrokerCrashes++
+		// A clean stop loses only what the broker keeps in memory: after
+		// its Shutdown snapshot that is everything only without persistence
+		// (Promises reads BrokerStops with the policy).
+		if e.Point == CrashStop {
+			f.BrokerStops++
+		} else {
+			f.BrokerCrashes++
+		}
 	}
 	if role&RolePublisher != 0 {
 		f.PublisherCrashes++

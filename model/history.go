@@ -30,7 +30,8 @@ const (
 	// SessionPresent what it got, HadState whether it held session state,
 	// Version its protocol level, ReceiveMax the broker's Receive Maximum.
 	Connected
-	// Crash: Node crashed (memory and unsynced writes lost). Point says where.
+	// Crash: Node crashed (memory and unsynced writes lost). Point says where;
+	// Point CrashStop is a clean stop (memory lost, every write synced).
 	Crash
 	// Restart: Node was rebuilt from its durable records.
 	Restart
@@ -59,6 +60,10 @@ const (
 	CrashAfterAction                          // after an action of a Step took effect
 	CrashInCallbackPre                        // inside the app callback, before its durable write
 	CrashInCallbackPost                       // inside the app callback, after its durable write, before Ack
+	// CrashStop: a clean stop (sim's "stop"): the engine was told Shutdown
+	// and its actions took effect, every write was synced, then the node
+	// went down. Its memory is lost as in a crash; its disk is not.
+	CrashStop
 )
 
 // Packet describes one MQTT packet in the model's own terms.

@@ -37,9 +37,12 @@ func Promises(p Policy, f Faults) Set {
 }
 
 // brokerLostState reports a broker crash that may have lost or rolled back
-// broker state.
+// broker state, or a clean stop of a broker that keeps nothing durable (a
+// stopping broker writes all it persists at all, so only PersistNone loses
+// state on a stop).
 func brokerLostState(p Policy, f Faults) bool {
-	return f.BrokerCrashes > 0 && (p.Broker != PersistEveryChange || p.BrokerAckBeforeStore)
+	crashLost := f.BrokerCrashes > 0 && (p.Broker != PersistEveryChange || p.BrokerAckBeforeStore)
+	return crashLost || (f.BrokerStops > 0 && p.Broker < PersistPeriodic)
 }
 
 // noLossPromised: lost publisher copies, acks sent before the app has the

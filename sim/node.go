@@ -234,12 +234,22 @@ func (w *World) restart(n *node) {
 	}
 }
 
-// stop shuts n down cleanly: every write synced, connections closed.
+// stop shuts n down cleanly: the engine is told Shutdown and its actions
+// (a broker's last snapshot, DISCONNECTs) take effect, every write is
+// synced, the remaining connections close. Its memory is lost as in a
+// crash: the history records a Crash at model.CrashStop. A crash point
+// passed during the shutdown can make it a crash instead.
 func (w *World) stop(n *node) {
 	if !n.up {
 		return
 	}
+	inc := n.inc
+	w.step(n, engine.Shutdown{})
+	if !n.up || n.inc != inc {
+		return
+	}
 	n.disk.Sync()
+	w.hist.Add(model.Event{Kind: model.Crash, Time: int64(w.sched.now), Node: n.name, Point: model.CrashStop})
 	w.tr.begin(w.sched.now, n.name, "stop")
 	w.tr.end()
 	w.down(n, false)
