@@ -99,6 +99,7 @@ type Broker struct {
 
 	store brokerStore   // pending durable changes
 	pkts  brokerPackets // packet structs for Send.Packet
+	boxes brokerActions // slab-boxed Send and Persist actions
 
 	// per-Step scratch, reused
 	acts    []brokerAct
@@ -251,7 +252,7 @@ func (b *Broker) finish() []Action {
 	out := b.out[:0]
 	for _, a := range b.acts {
 		if a.send {
-			out = append(out, Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt})
+			out = append(out, b.boxes.send.box(Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt}))
 		} else {
 			out = append(out, a.act)
 		}

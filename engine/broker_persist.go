@@ -61,7 +61,7 @@ func (st *brokerStore) flush(b *Broker) {
 	}
 	for i, k := range st.order {
 		p := st.pending[k]
-		b.emit(Persist{Op: p.op, Key: k, Value: p.val, Sync: i == len(st.order)-1})
+		b.emit(b.boxes.persist.box(Persist{Op: p.op, Key: k, Value: p.val, Sync: i == len(st.order)-1}))
 	}
 	clear(st.pending)
 	st.order = st.order[:0]

@@ -2,31 +2,22 @@ package engine
 
 import "github.com/mqttlab/mqttlab/engine/packet"
 
-// brokerSlab hands out packet structs carved from a shared block, so the
-// hot path allocates one block per slabSize packets instead of one per
-// packet. Each struct is handed out once and never reused, as Send.Packet
-// requires; a block lives as long as any of its packets is referenced.
-type brokerSlab[T any] struct{ free []T }
-
-// slabSize is the number of packets per block.
-const slabSize = 32
-
-func (s *brokerSlab[T]) get() *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, slabSize)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
+// brokerPackets are the broker's slabs (box.go) of the packets it sends per
+// message: each struct is handed out once and never reused, as Send.Packet
+// requires.
+type brokerPackets struct {
+	pub     slab[packet.Publish]
+	puback  slab[packet.Puback]
+	pubrec  slab[packet.Pubrec]
+	pubrel  slab[packet.Pubrel]
+	pubcomp slab[packet.Pubcomp]
 }
 
-// brokerPackets are the broker's slabs of the packets it sends per message.
-type brokerPackets struct {
-	pub     brokerSlab[packet.Publish]
-	puback  brokerSlab[packet.Puback]
-	pubrec  brokerSlab[packet.Pubrec]
-	pubrel  brokerSlab[packet.Pubrel]
-	pubcomp brokerSlab[packet.Pubcomp]
+// brokerActions are the broker's slabs (box.go) of the actions it emits per
+// message.
+type brokerActions struct {
+	send    actionSlab[Send]
+	persist actionSlab[Persist]
 }
 
 func (k *brokerPackets) publish(p packet.Publish) *packet.Publish {

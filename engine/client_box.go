@@ -1,66 +1,13 @@
 package engine
 
-import "unsafe"
+// The client's allocation-saving machinery is the shared one of box.go:
+// slab-boxed actions, structs and bytes carved from never-reused blocks.
 
-// Boxing without an allocation per action.
-//
-// Converting a struct such as Send or Complete to the Action interface copies
-// it to a fresh heap object: one allocation per action, the largest share of
-// the client's garbage. An interface value is two words, its type and a
-// pointer to its (immutable) data, so the same value can be built around a
-// struct carved from a block of many: one allocation per block of actions.
-// Consumers see an ordinary Action: type switches, assertions and
-// comparisons behave exactly as for a plainly boxed value.
-//
-// The rule that makes it sound is the one the compiler's boxing follows: a
-// struct handed out by box is never written again, so nobody holding the
-// Action ever sees it change. Slabs only move forward; a block lives as long
-// as any of its actions is referenced.
+// clientSlab is the client's name for the shared slab.
+type clientSlab[T any] = slab[T]
 
-// ifaceWords is the runtime layout of a non-empty interface value.
-type ifaceWords struct {
-	tab  unsafe.Pointer // the itab: interface type and dynamic type
-	data unsafe.Pointer // the boxed value
-}
-
-// Slab blocks start small and double up to slabMax values, so that a client
-// that lives for a few packets (the sim rebuilds one at every reboot) does
-// not pay for full blocks of every type.
-const (
-	slabMin = 4
-	slabMax = 32
-)
-
-// nextBlock is the size of the block after one of size n (0: none yet).
-func nextBlock(n int) int { return min(max(2*n, slabMin), slabMax) }
-
-// actionSlab boxes values of one action type T as Actions, carving them from
-// blocks that are never reused.
-type actionSlab[T Action] struct {
-	free []T
-	n    int            // size of the current block
-	tab  unsafe.Pointer // itab of (Action, T), taken from a plainly boxed T
-}
-
-// box returns v as an Action.
-func (s *actionSlab[T]) box(v T) Action {
-	if len(s.free) == 0 {
-		s.n = nextBlock(s.n)
-		s.free = make([]T, s.n)
-		if s.tab == nil {
-			var zero T
-			proto := Action(zero)
-			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
-		}
-	}
-	p := &s.free[0]
-	*p = v
-	s.free = s.free[1:]
-	var a Action
-	w := (*ifaceWords)(unsafe.Pointer(&a))
-	w.tab, w.data = s.tab, unsafe.Pointer(p)
-	return a
-}
+// clientArena is the client's name for the shared byteArena.
+type clientArena = byteArena
 
 // clientActions are the client's slabs of the actions it emits per message.
 type clientActions struct {
@@ -69,67 +16,4 @@ type clientActions struct {
 	deliver  actionSlab[Deliver]
 	persist  actionSlab[Persist]
 	timer    actionSlab[SetTimer]
-}
-
-// clientSlab hands out structs of type T carved from blocks, each once,
-// never reused: a packet handed out in Send.Packet, a message or delivery the
-// client tracks by pointer.
-type clientSlab[T any] struct {
-	free []T
-	n    int // size of the current block
-}
-
-func (s *clientSlab[T]) get() *T {
-	if len(s.free) == 0 {
-		s.n = nextBlock(s.n)
-		s.free = make([]T, s.n)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
-}
-
-// Byte arena blocks start at arenaMin bytes and double up to arenaMax.
-const (
-	arenaMin = 512
-	arenaMax = 8192
-)
-
-// clientArena hands out byte space carved from blocks that are never
-// reused, so encoded packets, record values and delivered messages cost no
-// allocation of their own. Space once handed out is never written again by
-// the client: Send.Data, Persist.Value and Deliver's message may be kept.
-type clientArena struct {
-	free []byte // len 0; cap is the space left
-	n    int    // size of the current block
-}
-
-// grow starts a fresh block with room for at least need bytes.
-func (a *clientArena) grow(need int) {
-	a.n = min(max(2*a.n, arenaMin), arenaMax)
-	a.free = make([]byte, 0, max(need, a.n))
-}
-
-// take hands out b, the result of appending to a.free, capped so that
-// appending to it cannot reach the next piece, and moves the free space past
-// it. A b larger than the space left is its own allocation (the append grew
-// it); a fresh block is then started for what follows.
-func (a *clientArena) take(b []byte) []byte {
-	if len(b) <= cap(a.free) {
-		a.free = a.free[len(b):len(b)]
-	} else {
-		a.grow(0)
-	}
-	return b[:len(b):len(b)]
-}
-
-// arenaSmall is room for a typical small packet: encode starts a fresh block
-// rather than let a packet outgrow the little space left.
-const arenaSmall = 64
-
-// reserve makes sure n bytes fit in the free space.
-func (a *clientArena) reserve(n int) {
-	if cap(a.free) < n {
-		a.grow(n)
-	}
 }

@@ -1,0 +1,130 @@
+package engine
+
+import "unsafe"
+
+// Boxing without an allocation per action, and structs and bytes carved from
+// blocks: the allocation-saving machinery shared by the client and the broker.
+//
+// Converting a struct such as Send or Complete to the Action interface copies
+// it to a fresh heap object: one allocation per action, the largest share of
+// an engine's garbage. An interface value is two words, its type and a
+// pointer to its (immutable) data, so the same value can be built around a
+// struct carved from a block of many: one allocation per block of actions.
+// Consumers see an ordinary Action: type switches, assertions and
+// comparisons behave exactly as for a plainly boxed value.
+//
+// The rule that makes it sound is the one the compiler's boxing follows: a
+// struct handed out by box is never written again, so nobody holding the
+// Action ever sees it change. Slabs only move forward; a block lives as long
+// as any of its actions is referenced. The same rule holds for slab (structs
+// handed out by pointer, e.g. Send.Packet) and byteArena (Send.Data,
+// Persist.Value, delivered messages): space once handed out is never reused.
+
+// ifaceWords is the runtime layout of a non-empty interface value.
+type ifaceWords struct {
+	tab  unsafe.Pointer // the itab: interface type and dynamic type
+	data unsafe.Pointer // the boxed value
+}
+
+// Slab blocks start small and double up to slabMax values, so that an engine
+// that lives for a few packets (the sim rebuilds one at every reboot) does
+// not pay for full blocks of every type.
+const (
+	slabMin = 4
+	slabMax = 32
+)
+
+// nextBlock is the size of the block after one of size n (0: none yet).
+func nextBlock(n int) int { return min(max(2*n, slabMin), slabMax) }
+
+// actionSlab boxes values of one action type T as Actions, carving them from
+// blocks that are never reused.
+type actionSlab[T Action] struct {
+	free []T
+	n    int            // size of the current block
+	tab  unsafe.Pointer // itab of (Action, T), taken from a plainly boxed T
+}
+
+// box returns v as an Action.
+func (s *actionSlab[T]) box(v T) Action {
+	if len(s.free) == 0 {
+		s.n = nextBlock(s.n)
+		s.free = make([]T, s.n)
+		if s.tab == nil {
+			var zero T
+			proto := Action(zero)
+			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
+		}
+	}
+	p := &s.free[0]
+	*p = v
+	s.free = s.free[1:]
+	var a Action
+	w := (*ifaceWords)(unsafe.Pointer(&a))
+	w.tab, w.data = s.tab, unsafe.Pointer(p)
+	return a
+}
+
+// slab hands out structs of type T carved from blocks, each once, never
+// reused: a packet handed out in Send.Packet, a message or delivery tracked
+// by pointer.
+type slab[T any] struct {
+	free []T
+	n    int // size of the current block
+}
+
+// get returns a zero T of its own.
+func (s *slab[T]) get() *T {
+	if len(s.free) == 0 {
+		s.n = nextBlock(s.n)
+		s.free = make([]T, s.n)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
+}
+
+// Byte arena blocks start at arenaMin bytes and double up to arenaMax.
+const (
+	arenaMin = 512
+	arenaMax = 8192
+)
+
+// byteArena hands out byte space carved from blocks that are never reused,
+// so encoded packets, record values and messages cost no allocation of their
+// own. Space once handed out is never written again by the engine: Send.Data,
+// Persist.Value and Deliver's message may be kept.
+type byteArena struct {
+	free []byte // len 0; cap is the space left
+	n    int    // size of the current block
+}
+
+// grow starts a fresh block with room for at least need bytes.
+func (a *byteArena) grow(need int) {
+	a.n = min(max(2*a.n, arenaMin), arenaMax)
+	a.free = make([]byte, 0, max(need, a.n))
+}
+
+// take hands out b, the result of appending to a.free, capped so that
+// appending to it cannot reach the next piece, and moves the free space past
+// it. A b larger than the space left is its own allocation (the append grew
+// it); a fresh block is then started for what follows.
+func (a *byteArena) take(b []byte) []byte {
+	if len(b) <= cap(a.free) {
+		a.free = a.free[len(b):len(b)]
+	} else {
+		a.grow(0)
+	}
+	return b[:len(b):len(b)]
+}
+
+// arenaSmall is room for a typical small packet or record: writers start a
+// fresh block rather than let one outgrow the little space left.
+const arenaSmall = 64
+
+// reserve makes sure n bytes fit in the free space.
+func (a *byteArena) reserve(n int) {
+	if cap(a.free) < n {
+		a.grow(n)
+	}
+}
