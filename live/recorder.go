@@ -93,10 +93,16 @@ func modelPacket(p packet.Packet, msgID MsgIDFunc) model.Packet {
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
 	case *packet.Subscribe:
 		m.ID = p.PacketID
+		if len(p.Subs) == 1 { // the model follows single-filter requests
+			m.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
+		}
 	case *packet.Suback:
 		m.ID = p.PacketID
 	case *packet.Unsubscribe:
 		m.ID = p.PacketID
+		if len(p.Filters) == 1 {
+			m.Filter = p.Filters[0]
+		}
 	case *packet.Unsuback:
 		m.ID = p.PacketID
 	case *packet.Disconnect:
