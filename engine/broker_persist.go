@@ -97,17 +97,39 @@ const (
 	prefixRetained = "b/r/"
 )
 
-func clientKey(prefix, id string) string {
-	return prefix + strconv.Itoa(len(id)) + ":" + id + "/"
+// keyBuf is room for a typical key on the stack: building one costs only the
+// string it becomes.
+const keyBuf = 64
+
+// appendClientKey appends prefix, the length-prefixed client id and "/".
+func appendClientKey(dst []byte, prefix, id string) []byte {
+	dst = strconv.AppendInt(append(dst, prefix...), int64(len(id)), 10)
+	return append(append(append(dst, ':'), id...), '/')
 }
 
-func keySession(id string) string     { return prefixSession + strconv.Itoa(len(id)) + ":" + id }
-func keySub(id, filter string) string { return clientKey(prefixSub, id) + filter }
+// appendPadded appends v in decimal, zero-padded to width digits (fmt's
+// "%0*d"), so that keys sort in numeric order.
+func appendPadded(dst []byte, v uint64, width int) []byte {
+	var digits [20]byte
+	d := strconv.AppendUint(digits[:0], v, 10)
+	for range width - len(d) {
+		dst = append(dst, '0')
+	}
+	return append(dst, d...)
+}
+
+func keySession(id string) string { return prefixSession + strconv.Itoa(len(id)) + ":" + id }
+func keySub(id, filter string) string {
+	var buf [keyBuf]byte
+	return string(append(appendClientKey(buf[:0], prefixSub, id), filter...))
+}
 func keyOut(id string, seq uint64) string {
-	return clientKey(prefixOut, id) + fmt.Sprintf("%020d", seq)
+	var buf [keyBuf]byte
+	return string(appendPadded(appendClientKey(buf[:0], prefixOut, id), seq, 20))
 }
 func keyIn(id string, pid uint16) string {
-	return clientKey(prefixInbound, id) + fmt.Sprintf("%05d", pid)
+	var buf [keyBuf]byte
+	return string(appendPadded(appendClientKey(buf[:0], prefixInbound, id), uint64(pid), 5))
 }
 func keyRetained(topic string) string      { return prefixRetained + topic }
 func (b *Broker) delRetained(topic string) { b.store.del(keyRetained(topic)) }
