@@ -109,6 +109,11 @@ func (o *observer) received(w *World, c *conn, side uint8, p *model.Packet) {
 		}
 	case packet.CONNACK:
 		w.nodes[c.client].app.rm = c.rm
+		if side == sideClient && !p.Sessions && p.Reason == 0 {
+			// The broker kept nothing: whatever the client does with this
+			// CONNACK (even crash inside the step), no old id is owed.
+			o.sessionDiscarded(c.client)
+		}
 	}
 }
 
