@@ -44,43 +44,54 @@ func appendAck(dst []byte, v Version, t Type, id uint16, reason ReasonCode, prop
 	return appendProps(dst, props, pn), nil
 }
 
-// decodeAck decodes PUBACK, PUBREC, PUBREL or PUBCOMP.
+// decodeAck decodes PUBACK, PUBREC, PUBREL or PUBCOMP into a fresh value.
 func decodeAck(v Version, t Type, body []byte) (Packet, error) {
-	if v == V311 {
-		if err := fixedLen(v, t, body, 2); err != nil {
-			return nil, err
-		}
-	}
-	r := &reader{v: v, b: body}
-	id, err := r.u16("Packet Identifier")
-	if err != nil {
-		return nil, err
-	}
-	var reason ReasonCode
-	var props Properties
-	if r.left() > 0 { // 5.0 §3.4.2.1: Remaining Length 2 means Success without properties.
-		c, _ := r.byte1("Reason Code")
-		reason = ReasonCode(c)
-		if r.left() > 0 { // 5.0 §3.4.2.2.1: Remaining Length 3 means no properties.
-			if err := decodeProps(r, ctxAck, &props); err != nil {
-				return nil, err
-			}
-			if err := trailing(r, t); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := checkAck(v, t, id, reason, &props); err != nil {
+	var a Puback
+	if err := decodeAckInto(v, t, body, &a); err != nil {
 		return nil, err
 	}
 	switch t {
 	case PUBACK:
-		return &Puback{PacketID: id, Reason: reason, Props: props}, nil
+		p := a
+		return &p, nil
 	case PUBREC:
-		return &Pubrec{PacketID: id, Reason: reason, Props: props}, nil
+		p := Pubrec(a)
+		return &p, nil
 	case PUBREL:
-		return &Pubrel{PacketID: id, Reason: reason, Props: props}, nil
+		p := Pubrel(a)
+		return &p, nil
 	default:
-		return &Pubcomp{PacketID: id, Reason: reason, Props: props}, nil
+		p := Pubcomp(a)
+		return &p, nil
 	}
+}
+
+// decodeAckInto decodes PUBACK, PUBREC, PUBREL or PUBCOMP (the four share
+// one layout) into a, overwriting every field.
+func decodeAckInto(v Version, t Type, body []byte, a *Puback) error {
+	*a = Puback{}
+	if v == V311 {
+		if err := fixedLen(v, t, body, 2); err != nil {
+			return err
+		}
+	}
+	r := reader{v: v, b: body}
+	id, err := r.u16("Packet Identifier")
+	if err != nil {
+		return err
+	}
+	a.PacketID = id
+	if r.left() > 0 { // 5.0 §3.4.2.1: Remaining Length 2 means Success without properties.
+		c, _ := r.byte1("Reason Code")
+		a.Reason = ReasonCode(c)
+		if r.left() > 0 { // 5.0 §3.4.2.2.1: Remaining Length 3 means no properties.
+			if err := decodeProps(&r, ctxAck, &a.Props); err != nil {
+				return err
+			}
+			if err := trailing(&r, t); err != nil {
+				return err
+			}
+		}
+	}
+	return checkAck(v, t, a.PacketID, a.Reason, &a.Props)
 }

@@ -8,6 +8,12 @@ package packet
 // internal buffer holds at most one partial packet plus the bytes of the
 // latest Feed. After an error the Decoder keeps returning it and drops what
 // it is fed.
+//
+// A PUBLISH or an acknowledgement (PUBACK, PUBREC, PUBREL, PUBCOMP) is
+// decoded into a value the Decoder owns and re-fills at a later Next, so the
+// frequent packets cost no allocation: the returned packet is valid until the
+// next call to Feed or Next (see the package documentation, "Aliasing and
+// lifetime").
 type Decoder struct {
 	v    Version
 	max  uint32
@@ -18,6 +24,16 @@ type Decoder struct {
 	// pending is the error of a packet after buffered good ones: Feed
 	// dropped its bytes, Next returns it once the good ones are taken.
 	pending error
+	own     owned // the values re-filled for the frequent packet types
+}
+
+// owned holds the Decoder's re-filled packet values, one per frequent type.
+type owned struct {
+	publish Publish
+	puback  Puback
+	pubrec  Pubrec
+	pubrel  Pubrel
+	pubcomp Pubcomp
 }
 
 // NewDecoder returns a stream decoder. v==0 means unknown: the first packet
@@ -86,13 +102,14 @@ func (d *Decoder) fail(err error) {
 }
 
 // Next returns the next whole packet, or (nil, nil) when more bytes are
-// needed. After an error it keeps returning that error. The packet may alias
-// the internal buffer until the next call to Feed or Next.
+// needed. After an error it keeps returning that error. The packet (a
+// PUBLISH or an acknowledgement is the Decoder's own re-filled value) and
+// the byte slices in it are valid until the next call to Feed or Next.
 func (d *Decoder) Next() (Packet, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	p, n, err := Decode(d.v, d.buf[d.off:], d.max)
+	p, n, err := d.decode(d.buf[d.off:])
 	if err == ErrIncomplete {
 		if d.pending != nil && d.off == len(d.buf) {
 			d.fail(d.pending)
@@ -115,6 +132,34 @@ func (d *Decoder) Next() (Packet, error) {
 		d.v = c.Version
 	}
 	return p, nil
+}
+
+// decode is Decode with the frequent packet types decoded into the
+// Decoder's own values.
+func (d *Decoder) decode(buf []byte) (Packet, int, error) {
+	t, flags, body, n, err := frame(d.v, buf, d.max)
+	if err != nil {
+		return nil, 0, err
+	}
+	var p Packet
+	switch t {
+	case PUBLISH:
+		p, err = &d.own.publish, decodePublish(d.v, flags, body, &d.own.publish)
+	case PUBACK:
+		p, err = &d.own.puback, decodeAckInto(d.v, t, body, &d.own.puback)
+	case PUBREC:
+		p, err = &d.own.pubrec, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubrec))
+	case PUBREL:
+		p, err = &d.own.pubrel, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubrel))
+	case PUBCOMP:
+		p, err = &d.own.pubcomp, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubcomp))
+	default:
+		p, err = decodeBody(d.v, t, flags, body)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return p, n, nil
 }
 
 // Version reports the protocol version in use (0 before CONNECT when unknown).
