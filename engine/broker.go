@@ -103,9 +103,10 @@ type Broker struct {
 
 	// per-Step scratch, reused
 	acts    []brokerAct
-	out     []Action // the slice Step returns, reused by the next Step
-	wbuf    []byte   // this Step's sent bytes, carved from arena
-	arena   []byte   // free tail of the current byte block; never reused once carved
+	out     []Action  // the slice Step returns, reused by the next Step
+	wbuf    []byte    // this Step's sent bytes, appended to sent.free
+	sent    byteArena // the blocks sent bytes are carved from, never reused
+	bytes   byteArena // message copies and record values, never reused
 	matches []subMatch
 	fan     []brokerFanSend
 }
@@ -226,25 +227,20 @@ func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 	return true
 }
 
-// arenaBlock is the size of the blocks the sent bytes are carved from.
-const arenaBlock = 64 << 10
-
-// startBytes points this Step's write buffer at the free tail of the byte
-// block, taking a new block when little is left. Bytes once handed out in a
-// Send are never written again: later Steps only append beyond them.
+// startBytes points this Step's write buffer at the free space of the sent
+// bytes' arena (box.go). Bytes once handed out in a Send are never written
+// again: later Steps only append beyond them.
 func (b *Broker) startBytes() {
-	if cap(b.arena) < arenaBlock/16 {
-		b.arena = make([]byte, 0, arenaBlock)
-	}
-	b.wbuf = b.arena[:0]
+	b.sent.reserve(arenaSmall)
+	b.wbuf = b.sent.free
 }
 
 // finish turns the Step's scratch into the returned actions, reusing the
 // result slice; the sent bytes stay where they were encoded.
 func (b *Broker) finish() []Action {
 	clear(b.out)
-	data := b.wbuf
-	b.arena, b.wbuf = b.wbuf[len(b.wbuf):], nil
+	data := b.sent.take(b.wbuf)
+	b.wbuf = nil
 	if len(b.acts) == 0 {
 		b.out = b.out[:0]
 		return nil

@@ -27,11 +27,19 @@ const forwarded = packet.PropSet(1<<packet.PropPayloadFormat | 1<<packet.PropCon
 	1<<packet.PropResponseTopic | 1<<packet.PropCorrelationData)
 
 // newBrokerMsg copies topic, payload and the forwarded properties out of
-// the decoder's buffer.
-func newBrokerMsg(topic, payload []byte, props *packet.Properties, v5 bool) brokerMsg {
-	buf := make([]byte, len(topic)+len(payload))
-	copy(buf, topic)
-	copy(buf[len(topic):], payload)
+// the decoder's buffer. Topic and payload are copied side by side into space
+// carved from arena (box.go), or into an allocation of their own when arena
+// is nil.
+func newBrokerMsg(arena *byteArena, topic, payload []byte, props *packet.Properties, v5 bool) brokerMsg {
+	var buf []byte
+	if arena != nil {
+		arena.reserve(min(len(topic)+len(payload), arenaSmall))
+		buf = arena.take(append(append(arena.free, topic...), payload...))
+	} else {
+		buf = make([]byte, len(topic)+len(payload))
+		copy(buf, topic)
+		copy(buf[len(topic):], payload)
+	}
 	m := brokerMsg{topic: buf[:len(topic):len(topic)], payload: buf[len(topic):]}
 	if v5 && props != nil && props.Present.Has(packet.PropMessageExpiry) {
 		m.expires, m.interval = true, props.MessageExpiry

@@ -140,7 +140,7 @@ func (b *Broker) saveSession(s *brokerSession) {
 		return
 	}
 	s.persisted = true
-	var w recWriter
+	w := b.record()
 	w.u64(b.nextSeq())
 	w.str(s.id)
 	w.u8(byte(s.version))
@@ -153,7 +153,7 @@ func (b *Broker) saveSession(s *brokerSession) {
 		w.u32(s.will.delay)
 		w.msg(&s.will.msg)
 	}
-	b.store.put(keySession(s.id), w.b)
+	b.putRecord(keySession(s.id), &w)
 }
 
 // saveSub writes one subscription of a durable session.
@@ -161,7 +161,7 @@ func (b *Broker) saveSub(s *brokerSession, filter string, o subOptions) {
 	if !b.durable(s) {
 		return
 	}
-	var w recWriter
+	w := b.record()
 	w.u64(b.nextSeq())
 	w.str(s.id)
 	w.str(filter)
@@ -169,7 +169,7 @@ func (b *Broker) saveSub(s *brokerSession, filter string, o subOptions) {
 	w.bool(o.NoLocal)
 	w.bool(o.RetainAsPublished)
 	w.u8(o.RetainHandling)
-	b.store.put(keySub(s.id, filter), w.b)
+	b.putRecord(keySub(s.id, filter), &w)
 }
 
 // delSub deletes one subscription record.
@@ -185,7 +185,7 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	if !b.durable(s) {
 		return
 	}
-	var w recWriter
+	w := b.record()
 	w.u64(m.seq)
 	w.str(s.id)
 	w.u16(m.id)
@@ -194,7 +194,7 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
 	w.u64(m.msg.originSeq)
-	b.store.put(keyOut(s.id, m.seq), w.b)
+	b.putRecord(keyOut(s.id, m.seq), &w)
 }
 
 // delOut deletes one outbound message record.
@@ -213,7 +213,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 	if seq == 0 {
 		seq = b.nextSeq()
 	}
-	var w recWriter
+	w := b.record()
 	w.u64(seq)
 	w.str(s.id)
 	w.u16(id)
@@ -222,7 +222,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 		w.bool(retain)
 		w.msg(pending)
 	}
-	b.store.put(keyIn(s.id, id), w.b)
+	b.putRecord(keyIn(s.id, id), &w)
 }
 
 // brokerPendingIn is a restored inbound QoS 2 message whose fanout may be
@@ -246,11 +246,11 @@ func (b *Broker) saveRetained(topic string, r *brokerRetained) {
 	if !b.store.enabled() {
 		return
 	}
-	var w recWriter
+	w := b.record()
 	w.u64(r.seq)
 	w.u8(byte(r.qos))
 	w.msg(&r.msg)
-	b.store.put(keyRetained(topic), w.b)
+	b.putRecord(keyRetained(topic), &w)
 }
 
 // restore rebuilds the broker from durable records, in key order. Sessions

@@ -32,7 +32,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	if ackFirst && p.QoS > 0 {
 		b.sendNow(c, b.ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
-	msg := newBrokerMsg(topic, p.Payload, &p.Props, c.version == packet.V5)
+	msg := newBrokerMsg(&b.bytes, topic, p.Payload, &p.Props, c.version == packet.V5)
 	msg.startExpiry(b.now)
 	if p.QoS == 2 {
 		s.inbound[p.PacketID] = c.id

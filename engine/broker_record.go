@@ -11,6 +11,20 @@ import (
 // and length-prefixed strings.
 type recWriter struct{ b []byte }
 
+// recordRoom is room for a typical record value.
+const recordRoom = 128
+
+// record starts a record value in the free space of the broker's byte
+// arena (box.go); putRecord hands it out.
+func (b *Broker) record() recWriter {
+	b.bytes.reserve(recordRoom)
+	return recWriter{b: b.bytes.free}
+}
+
+// putRecord records a write of key with the value w wrote. The value's
+// bytes are never written again (Persist.Value may be kept).
+func (b *Broker) putRecord(key string, w *recWriter) { b.store.put(key, b.bytes.take(w.b)) }
+
 func (w *recWriter) u8(v byte)    { w.b = append(w.b, v) }
 func (w *recWriter) u16(v uint16) { w.b = binary.BigEndian.AppendUint16(w.b, v) }
 func (w *recWriter) u32(v uint32) { w.b = binary.BigEndian.AppendUint32(w.b, v) }
@@ -136,7 +150,7 @@ func (r *recReader) bool() bool {
 // msg decodes a message written by recWriter.msg.
 func (r *recReader) msg() brokerMsg {
 	topic, payload := r.bytes(), r.bytes()
-	m := newBrokerMsg(topic, payload, nil, false)
+	m := newBrokerMsg(nil, topic, payload, nil, false)
 	m.expires, m.interval, m.expiresAt = r.bool(), r.u32(), Time(r.u64())
 	if !r.bool() {
 		return m
