@@ -118,6 +118,13 @@ func (a *byteArena) take(b []byte) []byte {
 	return b[:len(b):len(b)]
 }
 
+// takeString is take for bytes that are a string: the space is never
+// written again, so the string is immutable as Go requires.
+func (a *byteArena) takeString(b []byte) string {
+	b = a.take(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
 // arenaSmall is room for a typical small packet or record: writers start a
 // fresh block rather than let one outgrow the little space left.
 const arenaSmall = 64

@@ -107,6 +107,7 @@ type Broker struct {
 	wbuf    []byte    // this Step's sent bytes, appended to sent.free
 	sent    byteArena // the blocks sent bytes are carved from, never reused
 	bytes   byteArena // message copies and record values, never reused
+	keys    byteArena // record keys of outbound and inbound messages, never reused
 	matches []subMatch
 	fan     []brokerFanSend
 }

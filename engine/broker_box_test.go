@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
@@ -43,6 +44,7 @@ func TestBrokerNeverRewritesHandedOutBytes(t *testing.T) {
 					}
 				case Persist:
 					record("persist "+a.Key, a.Value)
+					record("key "+a.Key, unsafe.Slice(unsafe.StringData(a.Key), len(a.Key)))
 				}
 			}
 			w.route(-1, acts)

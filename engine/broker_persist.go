@@ -125,11 +125,30 @@ func keySub(id, filter string) string {
 }
 func keyOut(id string, seq uint64) string {
 	var buf [keyBuf]byte
-	return string(appendPadded(appendClientKey(buf[:0], prefixOut, id), seq, 20))
+	return string(appendKeyOut(buf[:0], id, seq))
 }
 func keyIn(id string, pid uint16) string {
 	var buf [keyBuf]byte
-	return string(appendPadded(appendClientKey(buf[:0], prefixInbound, id), uint64(pid), 5))
+	return string(appendKeyIn(buf[:0], id, pid))
+}
+func appendKeyOut(dst []byte, id string, seq uint64) []byte {
+	return appendPadded(appendClientKey(dst, prefixOut, id), seq, 20)
+}
+func appendKeyIn(dst []byte, id string, pid uint16) []byte {
+	return appendPadded(appendClientKey(dst, prefixInbound, id), uint64(pid), 5)
+}
+
+// outKey is keyOut carved from the broker's key arena (box.go): the keys of
+// the records written and deleted per message cost no allocation.
+func (b *Broker) outKey(id string, seq uint64) string {
+	b.keys.reserve(keyBuf)
+	return b.keys.takeString(appendKeyOut(b.keys.free, id, seq))
+}
+
+// inKey is keyIn carved from the broker's key arena.
+func (b *Broker) inKey(id string, pid uint16) string {
+	b.keys.reserve(keyBuf)
+	return b.keys.takeString(appendKeyIn(b.keys.free, id, pid))
 }
 func keyRetained(topic string) string      { return prefixRetained + topic }
 func (b *Broker) delRetained(topic string) { b.store.del(keyRetained(topic)) }
@@ -194,13 +213,13 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
 	w.u64(m.msg.originSeq)
-	b.putRecord(keyOut(s.id, m.seq), &w)
+	b.putRecord(b.outKey(s.id, m.seq), &w)
 }
 
 // delOut deletes one outbound message record.
 func (b *Broker) delOut(s *brokerSession, seq uint64) {
 	if s.persisted {
-		b.store.del(keyOut(s.id, seq))
+		b.store.del(b.outKey(s.id, seq))
 	}
 }
 
@@ -222,7 +241,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 		w.bool(retain)
 		w.msg(pending)
 	}
-	b.putRecord(keyIn(s.id, id), &w)
+	b.putRecord(b.inKey(s.id, id), &w)
 }
 
 // brokerPendingIn is a restored inbound QoS 2 message whose fanout may be
@@ -237,7 +256,7 @@ type brokerPendingIn struct {
 // delInbound deletes an inbound QoS 2 id record.
 func (b *Broker) delInbound(s *brokerSession, id uint16) {
 	if s.persisted {
-		b.store.del(keyIn(s.id, id))
+		b.store.del(b.inKey(s.id, id))
 	}
 }
 

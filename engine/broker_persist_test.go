@@ -12,6 +12,7 @@ import (
 // fmt formatting they replace: every key ever written to a disk must keep
 // its exact spelling, or restarted brokers would not find their records.
 func TestRecordKeysMatchFormat(t *testing.T) {
+	var b Broker // its key arena
 	rapid.Check(t, func(t *rapid.T) {
 		id := rapid.String().Draw(t, "id")
 		filter := rapid.String().Draw(t, "filter")
@@ -22,6 +23,8 @@ func TestRecordKeysMatchFormat(t *testing.T) {
 			{keySub(id, filter), "b/u" + ck + filter},
 			{keyOut(id, seq), "b/o" + ck + fmt.Sprintf("%020d", seq)},
 			{keyIn(id, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
+			{b.outKey(id, seq), "b/o" + ck + fmt.Sprintf("%020d", seq)},
+			{b.inKey(id, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
 			{keySession(id), "b/s/" + strconv.Itoa(len(id)) + ":" + id},
 		} {
 			if tc.got != tc.want {
@@ -47,9 +50,19 @@ func TestRecordKeyEdges(t *testing.T) {
 	}
 }
 
-// TestRecordKeyAllocations checks that a key costs only its string.
+// TestRecordKeyAllocations checks that a key costs only its string, and the
+// per-message keys carved from the broker's arena not even that.
 func TestRecordKeyAllocations(t *testing.T) {
 	var sink string
+	var b Broker
+	for name, f := range map[string]func(){
+		"arena out": func() { sink = b.outKey("client-7", 123456) },
+		"arena in":  func() { sink = b.inKey("client-7", 77) },
+	} {
+		if n := testing.AllocsPerRun(1000, f); n > 0.1 {
+			t.Errorf("%s key: %.2f allocations, want none but a block now and then", name, n)
+		}
+	}
 	for name, f := range map[string]func(){
 		"out": func() { sink = keyOut("client-7", 123456) },
 		"in":  func() { sink = keyIn("client-7", 77) },

@@ -225,13 +225,13 @@ func (b *Broker) dropRecords(s *brokerSession) {
 		b.store.del(keySub(s.id, f))
 	}
 	for _, m := range s.inflight {
-		b.store.del(keyOut(s.id, m.seq))
+		b.store.del(b.outKey(s.id, m.seq))
 	}
 	for _, m := range s.queue {
-		b.store.del(keyOut(s.id, m.seq))
+		b.store.del(b.outKey(s.id, m.seq))
 	}
 	for _, id := range sortedKeys(s.inbound) {
-		b.store.del(keyIn(s.id, id))
+		b.store.del(b.inKey(s.id, id))
 	}
 	b.store.del(keySession(s.id))
 	s.persisted = false
