@@ -110,6 +110,8 @@ func (w *World) traceEvent(n *node, ev engine.Event) {
 	case engine.Ack:
 		t.begin(w.sched.now, n.name, "ack")
 		t.int("delivery", int64(e.Delivery))
+	case engine.Shutdown:
+		t.begin(w.sched.now, n.name, "shutdown")
 	default:
 		t.begin(w.sched.now, n.name, "event?")
 	}
