@@ -6,7 +6,8 @@ import "github.com/mqttlab/mqttlab/engine/packet"
 type Action interface{ isAction() }
 
 // Dial asks the world to open a connection to the broker (client only). The
-// world answers with ConnOpened or ConnClosed.
+// world answers with ConnOpened or, if the dial fails, ConnClosed, either
+// carrying a ConnID fresh for this dial.
 type Dial struct{}
 
 // Send writes bytes to a connection. Packet is the packet the bytes encode,

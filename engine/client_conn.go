@@ -171,12 +171,21 @@ func (c *Client) hasState() bool {
 	return len(c.out.order) > 0 || c.in.hasState()
 }
 
-// handleConnClosed forgets the connection the world saw close.
+// handleConnClosed forgets the connection the world saw close. While the
+// client is dialling, a ConnClosed for any connection but the last one it
+// knew is the world's answer to the Dial (see Dial): the dial failed, the
+// pending Connect fails and the client is idle, free to Connect again. The
+// world gives every dial a fresh ConnID, so a late ConnClosed for the
+// previous connection (which the client closed itself) is told apart.
 func (c *Client) handleConnClosed(e ConnClosed) {
-	if e.Conn != c.conn || c.state < csConnecting {
+	switch {
+	case c.state == csDialing && e.Conn != c.conn:
+		c.connLost(fmt.Errorf("%w: connection %d closed before it opened (dial failed)", ErrClientConnLost, e.Conn))
+	case e.Conn != c.conn || c.state < csConnecting:
 		return // stale, or already forgotten
+	default:
+		c.connLost(ErrClientConnLost)
 	}
-	c.connLost(ErrClientConnLost)
 }
 
 // connLost forgets the current connection. Outbound messages stay (or, with
