@@ -42,9 +42,46 @@ func clientOutKey(id uint16) string { return clientRecordKey(clientPrefixOut, id
 // clientInKey is the record key of an incoming QoS2 id.
 func clientInKey(id uint16) string { return clientRecordKey(clientPrefixIn, id) }
 
-// clientRecordKey is prefix and the id zero-padded to five digits, built with a
-// single allocation.
+// clientKeyTabled ids (below it) have their out/ and in/ keys precomputed:
+// ids are handed out lowest-free-after-last, so a run's ids are mostly small.
+const clientKeyTabled = 1024
+
+// clientKeyTable holds the keys of ids 0..clientKeyTabled-1 of each prefix,
+// back to back in one string (built once, read-only): a key of a small id
+// is a substring of it, no allocation.
+var (
+	clientKeyTableOut = clientKeyTable(clientPrefixOut)
+	clientKeyTableIn  = clientKeyTable(clientPrefixIn)
+)
+
+// clientKeyTable builds the table of prefix: key i is at i*(len(prefix)+5).
+func clientKeyTable(prefix string) string {
+	var sb strings.Builder
+	sb.Grow(clientKeyTabled * (len(prefix) + 5))
+	for id := range clientKeyTabled {
+		sb.WriteString(clientRecordKeyBuilt(prefix, uint16(id)))
+	}
+	return sb.String()
+}
+
+// clientRecordKey is prefix and the id zero-padded to five digits: a slice
+// of the precomputed table for a small id of a known prefix, else built with
+// a single allocation.
 func clientRecordKey(prefix string, id uint16) string {
+	if id < clientKeyTabled {
+		n := len(prefix) + 5
+		switch prefix {
+		case clientPrefixOut:
+			return clientKeyTableOut[int(id)*n : int(id+1)*n]
+		case clientPrefixIn:
+			return clientKeyTableIn[int(id)*n : int(id+1)*n]
+		}
+	}
+	return clientRecordKeyBuilt(prefix, id)
+}
+
+// clientRecordKeyBuilt is clientRecordKey built with a single allocation.
+func clientRecordKeyBuilt(prefix string, id uint16) string {
 	var b [16]byte
 	n := copy(b[:], prefix)
 	for i := n + 4; i >= n; i-- {
