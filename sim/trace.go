@@ -20,22 +20,26 @@ type tracer struct {
 	keep  bool
 	text  []byte
 	lines int
-	// at and atText cache the decimal text of the last line's time: many
-	// lines in a row share it.
+	// at and atText[:atLen] cache the decimal text of the last line's time:
+	// many lines in a row share it. A fixed array, so refreshing it stores
+	// no pointer (no GC write barrier).
 	at     engine.Time
-	atText []byte
+	atText [20]byte
+	atLen  int
 }
 
 func newTracer(keep bool) tracer {
-	return tracer{sum: fnvOffset64, keep: keep, atText: []byte("0")}
+	t := tracer{sum: fnvOffset64, keep: keep, atLen: 1}
+	t.atText[0] = '0'
+	return t
 }
 
 // begin starts a line: "<virtual ns> <node> <what>".
 func (t *tracer) begin(now engine.Time, node, what string) {
 	if now != t.at {
-		t.at, t.atText = now, strconv.AppendInt(t.atText[:0], int64(now), 10)
+		t.at, t.atLen = now, len(strconv.AppendInt(t.atText[:0], int64(now), 10))
 	}
-	t.line = append(t.line[:0], t.atText...)
+	t.line = append(t.line[:0], t.atText[:t.atLen]...)
 	t.line = append(t.line, ' ')
 	t.line = append(t.line, node...)
 	t.line = append(t.line, ' ')
@@ -47,7 +51,10 @@ func (t *tracer) int(key string, v int64) {
 	t.line = append(t.line, ' ')
 	t.line = append(t.line, key...)
 	t.line = append(t.line, '=')
-	t.line = strconv.AppendInt(t.line, v, 10)
+	// Digits go through a stack buffer: appending in place stores no
+	// pointer, where t.line = strconv.AppendInt(t.line, ...) would.
+	var digits [20]byte
+	t.line = append(t.line, strconv.AppendInt(digits[:0], v, 10)...)
 }
 
 // str appends " key=value".
