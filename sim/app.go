@@ -117,7 +117,9 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 	}
 	n.app.logSeq++
 	msg := w.intern(a.Msg.Payload)
-	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: "log/" + strconv.Itoa(n.app.logSeq), Value: a.Msg.Payload, Sync: true})
+	var buf [24]byte // "log/<seq>", built on the stack, kept in the arena
+	key := w.bytes.str(strconv.AppendInt(append(buf[:0], "log/"...), int64(n.app.logSeq), 10))
+	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: key, Value: a.Msg.Payload, Sync: true})
 	w.hist.Add(model.Event{
 		Kind: model.Delivered, Time: int64(w.sched.now), Node: n.name, Msg: msg, Topic: a.Msg.Topic,
 		QoS: uint8(a.Msg.QoS), Retain: a.Msg.Retain, Packet: model.Packet{Type: uint8(packet.PUBLISH), ID: a.Msg.PacketID, QoS: uint8(a.Msg.QoS), Dup: a.Msg.Dup, Msg: msg, Topic: a.Msg.Topic},

@@ -82,6 +82,13 @@ func (a *byteArena) clone(b []byte) []byte {
 // cloneString returns the bytes of s in a fresh (never-reused) slice.
 func (a *byteArena) cloneString(s string) []byte { return a.appendBytes(nil, s) }
 
+// str returns b as a string whose bytes live in the arena: never written
+// again, so the string is immutable as Go requires.
+func (a *byteArena) str(b []byte) string {
+	c := a.appendBytes(b, "")
+	return unsafe.String(unsafe.SliceData(c), len(c))
+}
+
 // appendBytes copies b, or else s, into the arena.
 func (a *byteArena) appendBytes(b []byte, s string) []byte {
 	n := len(b) + len(s)
@@ -96,3 +103,33 @@ func (a *byteArena) appendBytes(b []byte, s string) []byte {
 	a.free = a.free[n:n]
 	return c[:n:n]
 }
+
+// Carved blocks start with room for carveMin pieces and double up to
+// carveMax pieces.
+const (
+	carveMin = 4
+	carveMax = 64
+)
+
+// carver hands out values and short slices of T carved from blocks: one
+// allocation per many. What it hands out belongs to the taker (it may be
+// written); the carver never hands the same space out again.
+type carver[T any] struct {
+	free []T // len 0; cap is the space left
+	n    int // size of the current block
+}
+
+// slice returns an empty slice with room for n values; appending beyond
+// them grows it as usual, never into the next piece.
+func (c *carver[T]) slice(n int) []T {
+	if cap(c.free) < n {
+		c.n = min(max(2*c.n, carveMin), carveMax)
+		c.free = make([]T, 0, n*c.n)
+	}
+	s := c.free[:0:n]
+	c.free = c.free[n:n]
+	return s
+}
+
+// one returns a pointer to a fresh zero T.
+func (c *carver[T]) one() *T { return &c.slice(1)[:1][0] }

@@ -155,13 +155,41 @@ func (w *World) getConn(id engine.ConnID) *conn {
 	return w.conns[id-1]
 }
 
+// Room a new stream starts with: most connections carry a handful of
+// packets in flight at a time.
+const (
+	streamSegs = 4
+	streamPkts = 4
+	streamBuf  = 256
+)
+
+// connCarvers carve conns and their streams' first room from blocks.
+type connCarvers struct {
+	conns carver[conn]
+	segs  carver[segment]
+	pkts  carver[pktMark]
+	bytes carver[byte]
+}
+
+// newConn returns a zero conn whose streams have their first room.
+func (cc *connCarvers) newConn() *conn {
+	c := cc.conns.one()
+	for i := range c.dir {
+		c.dir[i].segs = cc.segs.slice(streamSegs)
+		c.dir[i].pkts = cc.pkts.slice(streamPkts)
+		c.dir[i].buf = cc.bytes.slice(streamBuf)
+	}
+	return c
+}
+
 // handleDial opens a new connection for client n. The broker side opens one
 // latency later, the client side one more latency later. A dial that cannot
 // reach the broker (partition, broker down) is parked, as TCP keeps
 // retransmitting its SYN, and proceeds when the way is clear (heal or broker
 // restart); the client engine's own timeouts decide when to give up.
 func (w *World) handleDial(n *node) {
-	c := &conn{id: engine.ConnID(len(w.conns) + 1), client: n.idx}
+	c := w.carve.newConn()
+	c.id, c.client = engine.ConnID(len(w.conns)+1), n.idx
 	w.conns = append(w.conns, c)
 	c.alive[sideClient] = true
 	c.inc[sideClient] = n.inc

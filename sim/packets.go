@@ -205,7 +205,7 @@ func (w *World) intern(b []byte) string {
 	if s, ok := w.strs[string(b)]; ok {
 		return s
 	}
-	s := string(b)
+	s := w.bytes.str(b)
 	w.strs[s] = s
 	return s
 }

@@ -170,6 +170,7 @@ type World struct {
 	strs   map[string]string // interned topics and payloads
 	evs    worldEvents       // slabs boxing the frequent events
 	bytes  byteArena         // copies handed to the engines
+	carve  connCarvers       // conns and the first room of their streams
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
 }
