@@ -49,3 +49,24 @@ func TestArenaStr(t *testing.T) {
 		t.Fatalf("str = %q, want log/12", s)
 	}
 }
+
+// TestCompactPktsKeepsOrder: dropping marks a few at a time (the compaction
+// moves the rest down) leaves exactly the marks past end, in order.
+func TestCompactPktsKeepsOrder(t *testing.T) {
+	var s stream
+	for i := uint64(1); i <= 40; i++ {
+		s.pkts = append(s.pkts, pktMark{end: 10 * i})
+	}
+	for end := uint64(0); end <= 400; end += 30 {
+		s.dropPkts(end)
+		left := s.pkts[s.pktHead:]
+		for i, m := range left {
+			if want := (end/10 + 1 + uint64(i)) * 10; m.end != want {
+				t.Fatalf("after dropping to %d: mark %d ends at %d, want %d", end, i, m.end, want)
+			}
+		}
+		if want := 40 - int(min(end/10, 40)); len(left) != want {
+			t.Fatalf("after dropping to %d: %d marks left, want %d", end, len(left), want)
+		}
+	}
+}

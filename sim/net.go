@@ -418,11 +418,19 @@ func (s *stream) dropPkts(end uint64) {
 	s.compactPkts()
 }
 
-// compactPkts reclaims the marks already used.
+// compactPkts reclaims the marks already used: all of them when none is
+// left, else, once the used ones are at least half, by moving the rest
+// down, so a stream that is never drained does not grow for ever.
 func (s *stream) compactPkts() {
-	if s.pktHead == len(s.pkts) {
+	switch {
+	case s.pktHead == len(s.pkts):
 		clear(s.pkts)
 		s.pkts = s.pkts[:0]
+		s.pktHead = 0
+	case s.pktHead >= streamPkts && 2*s.pktHead >= len(s.pkts):
+		n := copy(s.pkts, s.pkts[s.pktHead:])
+		clear(s.pkts[n:])
+		s.pkts = s.pkts[:n]
 		s.pktHead = 0
 	}
 }
