@@ -10,8 +10,8 @@
 # included) may spell a target's full name: the list below names each target
 # without its "Fuzz" prefix. fuzz/ossfuzz_test.go checks all of this.
 #
-# The canary target is left out on purpose: it fails only when
-# MQTTLAB_FUZZ_CANARY=1, which OSS-Fuzz never sets.
+# The canary target is left out on purpose: it fails on a needle by design
+# and exists only to prove the local campaign's crasher pipeline.
 
 cd "$SRC/mqttlab"
 PKG=github.com/mqttlab/mqttlab/fuzz
