@@ -192,14 +192,36 @@ func genStandard(g *planGen) {
 	g.advance(200 * ms)
 	topics := []string{"t/a", "t/b", "t/c"}
 	qos := []uint8{1, 2, 0}
+	pubs := [2]string{"p1", "p2"}
+	msgs := standardMsgs(pubs, 200)
 	for i := 0; i < 200; i++ {
-		p := "p" + strconv.Itoa(1+i%2)
-		msg := p + "-" + strconv.Itoa(1+i/2)
+		p, msg := pubs[i%2], msgs[i]
 		g.add(Op{Kind: OpPublish, Node: p, Topic: Pick(g.r, topics), QoS: Pick(g.r, qos), Msg: msg})
 		g.advance(engine.Duration(g.r.Between(int64(ms), int64(50*ms))))
 		g.tick()
 	}
 	g.advance(2 * engine.Second)
+}
+
+// standardMsgs returns the message ids of genStandard's n publishes, which
+// alternate between the two publishers: "p1-1", "p2-1", "p1-2", ... All
+// share one string (one allocation, not one or two per message).
+func standardMsgs(pubs [2]string, n int) []string {
+	var buf []byte
+	ends := make([]int, n)
+	for i := range n {
+		buf = append(buf, pubs[i%2]...)
+		buf = append(buf, '-')
+		buf = strconv.AppendInt(buf, int64(1+i/2), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	msgs := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		msgs[i], start = all[start:end], end
+	}
+	return msgs
 }
 
 // genSmall: one QoS1 and one QoS2 message from p1 to s1, no faults.
