@@ -70,3 +70,46 @@ func TestCompactPktsKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestStandardMsgs: the message ids alternate publishers and count up per
+// publisher.
+func TestStandardMsgs(t *testing.T) {
+	got := standardMsgs([2]string{"p1", "p2"}, 5)
+	want := []string{"p1-1", "p2-1", "p1-2", "p2-2", "p1-3"}
+	if len(got) != len(want) {
+		t.Fatalf("got %d ids, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("id %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+// TestIDSet: add and del report membership changes like a set.
+func TestIDSet(t *testing.T) {
+	var s idSet
+	steps := []struct {
+		add  bool
+		id   uint16
+		want bool
+	}{
+		{true, 5, true}, {true, 5, false}, {true, 9, true}, {true, 1, true},
+		{false, 5, true}, {false, 5, false}, {true, 5, true}, {false, 7, false},
+		{false, 1, true}, {false, 9, true}, {false, 5, true}, {false, 5, false},
+	}
+	for i, st := range steps {
+		var got bool
+		if st.add {
+			got = s.add(st.id)
+		} else {
+			got = s.del(st.id)
+		}
+		if got != st.want {
+			t.Fatalf("step %d (add=%v id=%d) = %v, want %v", i, st.add, st.id, got, st.want)
+		}
+	}
+	if len(s) != 0 {
+		t.Fatalf("set not empty at the end: %v", s)
+	}
+}

@@ -18,7 +18,7 @@ type observer struct {
 	// client c's session: k = outClient (client's outgoing PUBLISH/PUBREL
 	// awaiting their ack), inClient (incoming QoS2 awaiting PUBREL), and the
 	// broker's two sets towards c.
-	inflight [][4]map[uint16]struct{}
+	inflight [][4]idSet
 	pending  int // total ids in flight
 	subs     [][]sub
 	msgIdx   map[string]int32
@@ -39,12 +39,7 @@ type sub struct {
 }
 
 func (o *observer) init(nodes int) {
-	o.inflight = make([][4]map[uint16]struct{}, nodes)
-	for i := range o.inflight {
-		for k := range o.inflight[i] {
-			o.inflight[i][k] = make(map[uint16]struct{})
-		}
-	}
+	o.inflight = make([][4]idSet, nodes)
 	o.subs = make([][]sub, nodes)
 	o.msgIdx = make(map[string]int32)
 	o.expected = make(map[uint64]struct{})
@@ -52,19 +47,40 @@ func (o *observer) init(nodes int) {
 }
 
 func (o *observer) add(c int32, k int, id uint16) {
-	m := o.inflight[c][k]
-	if _, ok := m[id]; !ok {
-		m[id] = struct{}{}
+	if o.inflight[c][k].add(id) {
 		o.pending++
 	}
 }
 
 func (o *observer) del(c int32, k int, id uint16) {
-	m := o.inflight[c][k]
-	if _, ok := m[id]; ok {
-		delete(m, id)
+	if o.inflight[c][k].del(id) {
 		o.pending--
 	}
+}
+
+// idSet is a set of packet ids, unordered: a few ids are in flight at a
+// time, so a scan of a slice beats a map and allocates far less.
+type idSet []uint16
+
+// add inserts id and reports whether it was new.
+func (s *idSet) add(id uint16) bool {
+	if slices.Contains(*s, id) {
+		return false
+	}
+	*s = append(*s, id)
+	return true
+}
+
+// del removes id and reports whether it was there.
+func (s *idSet) del(id uint16) bool {
+	i := slices.Index(*s, id)
+	if i < 0 {
+		return false
+	}
+	last := len(*s) - 1
+	(*s)[i] = (*s)[last]
+	*s = (*s)[:last]
+	return true
 }
 
 // sent follows a packet the side sent on c.
@@ -122,7 +138,7 @@ func (o *observer) received(w *World, c *conn, side uint8, p *model.Packet) {
 func (o *observer) sessionDiscarded(c int32) {
 	for k := range o.inflight[c] {
 		o.pending -= len(o.inflight[c][k])
-		clear(o.inflight[c][k])
+		o.inflight[c][k] = o.inflight[c][k][:0]
 	}
 }
 
@@ -185,7 +201,7 @@ func (o *observer) pendingReport(w *World) string {
 				continue
 			}
 			ids := make([]int, 0, len(m))
-			for id := range m {
+			for _, id := range m {
 				ids = append(ids, int(id))
 			}
 			slices.Sort(ids)
