@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/mqttlab/mqttlab/sim"
 )
@@ -53,7 +54,7 @@ func (e *env) cmdRun(args []string) int {
 		replay = fmt.Sprintf("%s run -plan %s -seed %d %s", replayPrefix, *planPath, cfg.Seed, worldOf(cfg, w.judge).flagArgs())
 	}
 	if *save != "" {
-		if err := os.WriteFile(*save, []byte(plan.String()), 0o644); err != nil {
+		if err := writeFile(*save, []byte(plan.String())); err != nil {
 			return e.fail("run", fmt.Errorf("saving the plan: %w", err))
 		}
 		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, *save, w.judge.flagArg())
@@ -151,7 +152,7 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 		return e.fail(cmd, r.Err)
 	}
 	if out.trace != "" {
-		if err := os.WriteFile(out.trace, []byte(r.Trace), 0o644); err != nil {
+		if err := writeFile(out.trace, []byte(r.Trace)); err != nil {
 			return e.fail(cmd, fmt.Errorf("writing the trace: %w", err))
 		}
 	}
@@ -171,4 +172,13 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 		return exitViolation
 	}
 	return exitOK
+}
+
+// writeFile writes a file the user named (-save, -trace), creating its
+// directory first.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
