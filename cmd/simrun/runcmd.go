@@ -54,7 +54,7 @@ func (e *env) cmdRun(args []string) int {
 		replay = fmt.Sprintf("%s run -plan %s -seed %d %s", replayPrefix, *planPath, cfg.Seed, worldOf(cfg, w.judge).flagArgs())
 	}
 	if *save != "" {
-		if err := writeFile(*save, []byte(plan.String())); err != nil {
+		if err := writeUserFile(*save, []byte(plan.String())); err != nil {
 			return e.fail("run", fmt.Errorf("saving the plan: %w", err))
 		}
 		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, *save, w.judge.flagArg())
@@ -152,7 +152,7 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 		return e.fail(cmd, r.Err)
 	}
 	if out.trace != "" {
-		if err := writeFile(out.trace, []byte(r.Trace)); err != nil {
+		if err := writeUserFile(out.trace, []byte(r.Trace)); err != nil {
 			return e.fail(cmd, fmt.Errorf("writing the trace: %w", err))
 		}
 	}
@@ -174,9 +174,9 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 	return exitOK
 }
 
-// writeFile writes a file the user named (-save, -trace), creating its
+// writeUserFile writes a file the user named (-save, -trace), creating its
 // directory first.
-func writeFile(path string, data []byte) error {
+func writeUserFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
