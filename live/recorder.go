@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/internal/histpkt"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -74,41 +75,5 @@ func PayloadMsgID(payload []byte) string { return string(payload) }
 // modelPacket describes p in the model's vocabulary, copying every byte it
 // keeps (decoded packets alias the decoder's buffer).
 func modelPacket(p packet.Packet, msgID MsgIDFunc) model.Packet {
-	m := model.Packet{Type: uint8(p.Type())}
-	switch p := p.(type) {
-	case *packet.Connect:
-		m.Clean = p.CleanStart
-	case *packet.Connack:
-		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
-	case *packet.Publish:
-		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
-		m.Topic, m.Payload, m.Msg = string(p.Topic), string(p.Payload), msgID(p.Payload)
-	case *packet.Puback:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubrec:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubrel:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubcomp:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Subscribe:
-		m.ID = p.PacketID
-		if len(p.Subs) == 1 { // the model follows single-filter requests
-			m.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
-		}
-	case *packet.Suback:
-		m.ID = p.PacketID
-	case *packet.Unsubscribe:
-		m.ID = p.PacketID
-		if len(p.Filters) == 1 {
-			m.Filter = p.Filters[0]
-		}
-	case *packet.Unsuback:
-		m.ID = p.PacketID
-	case *packet.Disconnect:
-		m.Reason = uint8(p.Reason)
-	case *packet.Auth:
-		m.Reason = uint8(p.Reason)
-	}
-	return m
+	return histpkt.Of(p, func(b []byte) string { return string(b) }, msgID)
 }

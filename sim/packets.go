@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/internal/histpkt"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -11,46 +12,7 @@ import (
 // Topic and payload strings are interned: a run repeats a few topics and
 // message ids many times.
 func (w *World) modelPacket(p packet.Packet) model.Packet {
-	if p == nil {
-		return model.Packet{}
-	}
-	m := model.Packet{Type: uint8(p.Type())}
-	switch p := p.(type) {
-	case *packet.Publish:
-		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
-		m.Topic = w.intern(p.Topic)
-		m.Payload = w.intern(p.Payload)
-		m.Msg = m.Payload
-	case *packet.Puback:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubrec:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubrel:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Pubcomp:
-		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
-	case *packet.Subscribe:
-		m.ID = p.PacketID
-		if len(p.Subs) == 1 { // the model follows single-filter requests
-			m.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
-		}
-	case *packet.Suback:
-		m.ID = p.PacketID
-	case *packet.Unsubscribe:
-		m.ID = p.PacketID
-		if len(p.Filters) == 1 {
-			m.Filter = p.Filters[0]
-		}
-	case *packet.Unsuback:
-		m.ID = p.PacketID
-	case *packet.Connect:
-		m.Clean = p.CleanStart
-	case *packet.Connack:
-		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
-	case *packet.Disconnect:
-		m.Reason = uint8(p.Reason)
-	}
-	return m
+	return histpkt.Of(p, w.intern, w.intern)
 }
 
 // receiveMax is the Receive Maximum a CONNACK announces (65535 when absent

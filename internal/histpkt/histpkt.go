@@ -1,0 +1,57 @@
+// Package histpkt describes engine packets in the model's vocabulary. It is
+// the one translation both worlds use when they record a history: sim (with
+// interned strings) and live (with copies), so a simulated and a real run of
+// the same traffic record the same model.Packet values.
+package histpkt
+
+import (
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Of describes p for the model. str turns the bytes it keeps (topic,
+// payload) into strings — it must copy or intern them, since decoded packets
+// alias the decoder's buffer — and msgID names the message a PUBLISH payload
+// carries. A nil packet gives the zero Packet.
+func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
+	if p == nil {
+		return model.Packet{}
+	}
+	m := model.Packet{Type: uint8(p.Type())}
+	switch p := p.(type) {
+	case *packet.Publish:
+		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
+		m.Topic, m.Payload, m.Msg = str(p.Topic), str(p.Payload), msgID(p.Payload)
+	case *packet.Puback:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubrec:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubrel:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Pubcomp:
+		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
+	case *packet.Subscribe:
+		m.ID = p.PacketID
+		if len(p.Subs) == 1 { // the model follows single-filter requests
+			m.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
+		}
+	case *packet.Suback:
+		m.ID = p.PacketID
+	case *packet.Unsubscribe:
+		m.ID = p.PacketID
+		if len(p.Filters) == 1 {
+			m.Filter = p.Filters[0]
+		}
+	case *packet.Unsuback:
+		m.ID = p.PacketID
+	case *packet.Connect:
+		m.Clean = p.CleanStart
+	case *packet.Connack:
+		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
+	case *packet.Disconnect:
+		m.Reason = uint8(p.Reason)
+	case *packet.Auth:
+		m.Reason = uint8(p.Reason)
+	}
+	return m
+}

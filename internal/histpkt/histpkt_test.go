@@ -1,0 +1,34 @@
+package histpkt
+
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+func TestOf(t *testing.T) {
+	str := func(b []byte) string { return string(b) }
+	id := func(b []byte) string { return "id:" + string(b) }
+	cases := []struct {
+		name string
+		in   packet.Packet
+		want model.Packet
+	}{
+		{"nil", nil, model.Packet{}},
+		{"publish", &packet.Publish{Dup: true, QoS: 2, Retain: true, Topic: []byte("t/a"), PacketID: 7, Payload: []byte("p1-3")},
+			model.Packet{Type: 3, ID: 7, QoS: 2, Dup: true, Retain: true, Topic: "t/a", Payload: "p1-3", Msg: "id:p1-3"}},
+		{"pubrel 0x92", &packet.Pubrel{PacketID: 9, Reason: packet.PacketIdentifierNotFound}, model.Packet{Type: 6, ID: 9, Reason: 0x92}},
+		{"subscribe one", &packet.Subscribe{PacketID: 2, Subs: []packet.Subscription{{Filter: "t/#", QoS: 1}}}, model.Packet{Type: 8, ID: 2, Filter: "t/#", QoS: 1}},
+		{"subscribe two", &packet.Subscribe{PacketID: 2, Subs: []packet.Subscription{{Filter: "a"}, {Filter: "b"}}}, model.Packet{Type: 8, ID: 2}},
+		{"unsubscribe", &packet.Unsubscribe{PacketID: 4, Filters: []string{"t/#"}}, model.Packet{Type: 10, ID: 4, Filter: "t/#"}},
+		{"connect", &packet.Connect{CleanStart: true}, model.Packet{Type: 1, Clean: true}},
+		{"connack", &packet.Connack{SessionPresent: true}, model.Packet{Type: 2, Sessions: true}},
+		{"disconnect", &packet.Disconnect{Reason: packet.ServerShuttingDown}, model.Packet{Type: 14, Reason: 0x8B}},
+	}
+	for _, c := range cases {
+		if got := Of(c.in, str, id); got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
