@@ -155,25 +155,7 @@ func (b *Broker) opened(c net.Conn) {
 	id := b.nextID
 	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28)}
 	b.step(engine.ConnOpened{Conn: id})
-	go b.read(id, c)
-}
-
-func (b *Broker) read(id engine.ConnID, c net.Conn) {
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			data := append([]byte(nil), buf[:n]...)
-			if !b.l.post(func() { b.received(id, data) }) {
-				return
-			}
-		}
-		if err != nil {
-			c.Close()
-			b.l.post(func() { b.closed(id) })
-			return
-		}
-	}
+	go b.l.pump(c, func(data []byte) { b.received(id, data) }, func() { b.closed(id) })
 }
 
 func (b *Broker) received(id engine.ConnID, data []byte) {

@@ -383,27 +383,8 @@ func (c *Client) dialed(id engine.ConnID, conn net.Conn, err error) {
 	c.conn, c.connID = conn, id
 	c.shadow = packet.NewDecoder(c.opts.Config.Version, 1<<28)
 	c.rec.Add(model.Event{Kind: model.ConnOpened, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode})
-	go c.read(id, conn)
+	go c.l.pump(conn, func(data []byte) { c.received(id, data) }, func() { c.closed(id) })
 	c.step(engine.ConnOpened{Conn: id})
-}
-
-// read copies socket bytes to the loop until the connection ends.
-func (c *Client) read(id engine.ConnID, conn net.Conn) {
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := conn.Read(buf)
-		if n > 0 {
-			data := append([]byte(nil), buf[:n]...)
-			if !c.l.post(func() { c.received(id, data) }) {
-				return
-			}
-		}
-		if err != nil {
-			conn.Close()
-			c.l.post(func() { c.closed(id) })
-			return
-		}
-	}
 }
 
 func (c *Client) received(id engine.ConnID, data []byte) {

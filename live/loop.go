@@ -2,6 +2,7 @@ package live
 
 import (
 	"errors"
+	"net"
 	"sync"
 	"time"
 
@@ -137,5 +138,26 @@ func (l *loop) cancelTimer(id engine.TimerID) {
 	if t := l.timers[id]; t != nil {
 		t.t.Stop()
 		delete(l.timers, id)
+	}
+}
+
+// pump copies the bytes read from conn to the loop, as onData calls, until
+// the connection ends; then it closes conn and posts onClose. It runs on its
+// own goroutine, one per connection, and stops early when the loop stops.
+func (l *loop) pump(conn net.Conn, onData func([]byte), onClose func()) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := conn.Read(buf)
+		if n > 0 {
+			data := append([]byte(nil), buf[:n]...)
+			if !l.post(func() { onData(data) }) {
+				return
+			}
+		}
+		if err != nil {
+			conn.Close()
+			l.post(onClose)
+			return
+		}
 	}
 }
