@@ -1,6 +1,10 @@
 package engine
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
 
 // Boxing without an allocation per action, and structs and bytes carved from
 // blocks: the allocation-saving machinery shared by the client and the broker.
@@ -134,4 +138,35 @@ func (a *byteArena) reserve(n int) {
 	if cap(a.free) < n {
 		a.grow(n)
 	}
+}
+
+// ackSlabs are the slabs of the four acknowledgement packets (PUBACK,
+// PUBREC, PUBREL, PUBCOMP) that client and broker send per message.
+type ackSlabs struct {
+	puback  slab[packet.Puback]
+	pubrec  slab[packet.Pubrec]
+	pubrel  slab[packet.Pubrel]
+	pubcomp slab[packet.Pubcomp]
+}
+
+// ack returns a fresh acknowledgement packet of type t (PUBCOMP for any
+// other type) with packet id id and reason rc.
+func (k *ackSlabs) ack(t packet.Type, id uint16, rc packet.ReasonCode) packet.Packet {
+	switch t {
+	case packet.PUBACK:
+		a := k.puback.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	case packet.PUBREC:
+		a := k.pubrec.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	case packet.PUBREL:
+		a := k.pubrel.get()
+		a.PacketID, a.Reason = id, rc
+		return a
+	}
+	a := k.pubcomp.get()
+	a.PacketID, a.Reason = id, rc
+	return a
 }

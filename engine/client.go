@@ -106,7 +106,7 @@ type Client struct {
 	// from an arena. None of them is ever reused.
 	boxes clientActions
 	arena clientArena
-	acks  clientAckSlabs
+	acks  ackSlabs
 	pubs  clientSlab[packet.Publish]
 	msgs  clientSlab[clientOutMsg]
 	dels  clientSlab[clientDelivery]
@@ -381,40 +381,10 @@ func (c *Client) closeConn(err error) {
 	c.connLost(err)
 }
 
-// clientAckSlabs are the slabs of the acknowledgement packets the client
-// sends, each handed out once in Send.Packet.
-type clientAckSlabs struct {
-	puback  clientSlab[packet.Puback]
-	pubrec  clientSlab[packet.Pubrec]
-	pubrel  clientSlab[packet.Pubrel]
-	pubcomp clientSlab[packet.Pubcomp]
-}
-
-// packet returns a fresh acknowledgement packet of type t.
-func (k *clientAckSlabs) packet(t packet.Type, id uint16, rc packet.ReasonCode) packet.Packet {
-	switch t {
-	case packet.PUBACK:
-		a := k.puback.get()
-		a.PacketID, a.Reason = id, rc
-		return a
-	case packet.PUBREC:
-		a := k.pubrec.get()
-		a.PacketID, a.Reason = id, rc
-		return a
-	case packet.PUBREL:
-		a := k.pubrel.get()
-		a.PacketID, a.Reason = id, rc
-		return a
-	}
-	a := k.pubcomp.get()
-	a.PacketID, a.Reason = id, rc
-	return a
-}
-
 // sendAck sends a PUBACK, PUBREC, PUBREL or PUBCOMP with reason rc (v5 only;
 // 0 is omitted on the wire).
 func (c *Client) sendAck(t packet.Type, id uint16, rc packet.ReasonCode) bool {
-	p := c.acks.packet(t, id, rc)
+	p := c.acks.ack(t, id, rc)
 	data, err := c.encode(p)
 	if err != nil {
 		c.closeConn(fmt.Errorf("%w: encoding %s: %w", ErrClientInternal, t, err))
