@@ -149,9 +149,13 @@ type ackSlabs struct {
 	pubcomp slab[packet.Pubcomp]
 }
 
-// ack returns a fresh acknowledgement packet of type t (PUBCOMP for any
-// other type) with packet id id and reason rc.
+// ack returns an acknowledgement packet of type t (PUBCOMP for any other
+// type) with packet id id and reason rc. A Success ack for an id below
+// sharedAckIDs is the shared one of sharedAcks; any other is carved fresh.
 func (k *ackSlabs) ack(t packet.Type, id uint16, rc packet.ReasonCode) packet.Packet {
+	if rc == packet.Success && id < sharedAckIDs {
+		return sharedAcks.get(t, id)
+	}
 	switch t {
 	case packet.PUBACK:
 		a := k.puback.get()
@@ -169,4 +173,50 @@ func (k *ackSlabs) ack(t packet.Type, id uint16, rc packet.ReasonCode) packet.Pa
 	a := k.pubcomp.get()
 	a.PacketID, a.Reason = id, rc
 	return a
+}
+
+// Acknowledgements are the most frequent packets an engine sends, and
+// nearly all are Success with no properties for a small packet id: identical
+// values. Since a packet handed out in Send.Packet is never written again by
+// anyone, one read-only value per (type, id) can be handed out by every
+// engine, from every goroutine, instead of a fresh 280-byte struct per ack.
+// Packet ids are allocated lowest-free-first, so small ids dominate: in the
+// standard sim scenario every ack has an id below 192.
+const sharedAckIDs = 256
+
+// sharedAcks holds the Success acks of ids below sharedAckIDs. Built once at
+// package initialisation and never written again.
+var sharedAcks = newAckTable()
+
+// ackTable is one read-only Success ack per type and packet id.
+type ackTable struct {
+	puback  [sharedAckIDs]packet.Puback
+	pubrec  [sharedAckIDs]packet.Pubrec
+	pubrel  [sharedAckIDs]packet.Pubrel
+	pubcomp [sharedAckIDs]packet.Pubcomp
+}
+
+func newAckTable() *ackTable {
+	t := new(ackTable)
+	for id := range uint16(sharedAckIDs) {
+		t.puback[id].PacketID = id
+		t.pubrec[id].PacketID = id
+		t.pubrel[id].PacketID = id
+		t.pubcomp[id].PacketID = id
+	}
+	return t
+}
+
+// get returns the shared Success ack of type t (PUBCOMP for any other type)
+// for id < sharedAckIDs.
+func (t *ackTable) get(typ packet.Type, id uint16) packet.Packet {
+	switch typ {
+	case packet.PUBACK:
+		return &t.puback[id]
+	case packet.PUBREC:
+		return &t.pubrec[id]
+	case packet.PUBREL:
+		return &t.pubrel[id]
+	}
+	return &t.pubcomp[id]
 }

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// ackFields returns the type, id, reason and property set of an ack packet.
+func ackFields(t *testing.T, p packet.Packet) (packet.Type, uint16, packet.ReasonCode, packet.Properties) {
+	t.Helper()
+	switch a := p.(type) {
+	case *packet.Puback:
+		return a.Type(), a.PacketID, a.Reason, a.Props
+	case *packet.Pubrec:
+		return a.Type(), a.PacketID, a.Reason, a.Props
+	case *packet.Pubrel:
+		return a.Type(), a.PacketID, a.Reason, a.Props
+	case *packet.Pubcomp:
+		return a.Type(), a.PacketID, a.Reason, a.Props
+	}
+	t.Fatalf("%T is not an acknowledgement", p)
+	return 0, 0, 0, packet.Properties{}
+}
+
+// TestAckValues checks that ack returns the asked-for packet whether it is
+// shared or carved: type, id and reason, no properties, for ids on both
+// sides of the shared range.
+func TestAckValues(t *testing.T) {
+	var k ackSlabs
+	types := []packet.Type{packet.PUBACK, packet.PUBREC, packet.PUBREL, packet.PUBCOMP}
+	ids := []uint16{1, 2, 63, sharedAckIDs - 1, sharedAckIDs, 1000, 65535}
+	reasons := []packet.ReasonCode{packet.Success, packet.PacketIdentifierNotFound}
+	for _, typ := range types {
+		for _, id := range ids {
+			for _, rc := range reasons {
+				gt, gid, grc, props := ackFields(t, k.ack(typ, id, rc))
+				if gt != typ || gid != id || grc != rc || props.Present != 0 || props.User != nil {
+					t.Fatalf("ack(%v, %d, %v) = %v id %d reason %v props %+v", typ, id, rc, gt, gid, grc, props)
+				}
+			}
+		}
+	}
+}
+
+// TestAckSharing checks the point of the shared table: every engine gets
+// the one read-only Success ack of a small id, with no allocation, while
+// other acks are values of their own.
+func TestAckSharing(t *testing.T) {
+	var k1, k2 ackSlabs
+	for _, typ := range []packet.Type{packet.PUBACK, packet.PUBREC, packet.PUBREL, packet.PUBCOMP} {
+		if k1.ack(typ, 7, packet.Success) != k2.ack(typ, 7, packet.Success) {
+			t.Fatalf("%v id 7: two engines got different Success acks", typ)
+		}
+		if k1.ack(typ, 7, packet.PacketIdentifierNotFound) == k2.ack(typ, 7, packet.PacketIdentifierNotFound) {
+			t.Fatalf("%v id 7: a non-Success ack was shared", typ)
+		}
+		if k1.ack(typ, sharedAckIDs, packet.Success) == k1.ack(typ, sharedAckIDs, packet.Success) {
+			t.Fatalf("%v id %d: an ack beyond the shared range was shared", typ, sharedAckIDs)
+		}
+	}
+	var sink packet.Packet
+	allocs := testing.AllocsPerRun(100, func() { sink = k1.ack(packet.PUBREC, 9, packet.Success) })
+	if allocs != 0 {
+		t.Fatalf("%.2f allocations per shared ack", allocs)
+	}
+	_ = sink
+}
