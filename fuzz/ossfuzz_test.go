@@ -27,27 +27,62 @@ import (
 //
 // It never spells a target's name: that would break the grep rule.
 
-// ossFuzzSkip is the target OSS-Fuzz does not build: it fails only when its
-// environment variable is set.
+// ossFuzzSkip is the target OSS-Fuzz does not build: it fails on its needle
+// by design.
 const ossFuzzSkip = "Fuzz" + "Canary"
 
-// fuzzTarget is a Fuzz function found in the package's sources.
+// fuzzTarget is a Fuzz function found in the sources under fuzz/: dir is
+// its package directory relative to fuzz/ ("." or e.g. "codec"), file its
+// path relative to fuzz/.
 type fuzzTarget struct {
-	name, file string
+	name, dir, file string
+}
+
+// buildDir is the target's package directory as build.sh names it,
+// relative to the module root.
+func (ft fuzzTarget) buildDir() string {
+	return filepath.ToSlash(filepath.Join("fuzz", ft.dir))
 }
 
 // fuzzSignature is the form compile_native_go_fuzzer's sed rewrites.
 var fuzzSignature = regexp.MustCompile(`(?m)^func (Fuzz\w+)\(([a-zA-Z0-9]*) \*testing\.F\) \{$`)
 
-// parseTargets returns the package's Fuzz functions, failing the test for
-// any in a form the tooling cannot rewrite.
+// parseTargets returns the Fuzz functions of every package under fuzz/,
+// failing the test for any in a form the tooling cannot rewrite.
 func parseTargets(t *testing.T) []fuzzTarget {
 	t.Helper()
-	fset := token.NewFileSet()
-	paths, err := filepath.Glob("*.go")
+	var targets []fuzzTarget
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		targets = append(targets, parseDir(t, path)...)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(targets) == 0 {
+		t.Fatal("no fuzz targets found")
+	}
+	return targets
+}
+
+// parseDir returns the Fuzz functions of the package in dir.
+func parseDir(t *testing.T, dir string) []fuzzTarget {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
 	var targets []fuzzTarget
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
@@ -67,18 +102,15 @@ func parseTargets(t *testing.T) []fuzzTarget {
 			switch {
 			case !strings.HasSuffix(path, "_test.go"):
 				t.Errorf("%s: %s is in a non-test file; the tooling rewrites _test.go files", path, name)
-			case f.Name.Name != "fuzz":
-				t.Errorf("%s: %s is in package %s, not fuzz", path, name, f.Name.Name)
+			case f.Name.Name != filepath.Base(abs):
+				t.Errorf("%s: %s is in package %s, not %s (the directory's name)", path, name, f.Name.Name, filepath.Base(abs))
 			case !isFuzzSignature(fn.Type):
 				t.Errorf("%s: %s is not func(f *testing.F) with no results", path, name)
 			case !slices.ContainsFunc(fuzzSignature.FindAllStringSubmatch(string(src), -1), func(m []string) bool { return m[1] == name }):
 				t.Errorf("%s: %s is not written `func %s(f *testing.F) {` on one line, the form the tooling's sed rewrites", path, name, name)
 			}
-			targets = append(targets, fuzzTarget{name: name, file: path})
+			targets = append(targets, fuzzTarget{name: name, dir: dir, file: path})
 		}
-	}
-	if len(targets) == 0 {
-		t.Fatal("no fuzz targets found")
 	}
 	return targets
 }
@@ -100,22 +132,24 @@ func isFuzzSignature(ft *ast.FuncType) bool {
 	return ok && pkg.Name == "testing" && sel.Sel.Name == "F"
 }
 
+// module is the module path; build.sh names packages relative to it.
+const module = "github.com/mqttlab/mqttlab"
+
 // TestOSSFuzzTargetsMatchGoTestList checks the parsed targets are exactly
-// the ones `go test -list` reports.
+// the ones `go test -list` reports for the packages under fuzz/, package by
+// package.
 func TestOSSFuzzTargetsMatchGoTestList(t *testing.T) {
 	var parsed []string
 	for _, ft := range parseTargets(t) {
-		parsed = append(parsed, ft.name)
+		parsed = append(parsed, ft.buildDir()+"."+ft.name)
 	}
-	out, err := exec.Command("go", "test", "-list", "^Fuzz", ".").CombinedOutput()
+	out, err := exec.Command("go", "test", "-list", "^Fuzz", "./...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go test -list: %v\n%s", err, out)
 	}
-	var listed []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, "Fuzz") {
-			listed = append(listed, strings.TrimSpace(line))
-		}
+	listed, pending := listedTargets(string(out))
+	if len(pending) > 0 {
+		t.Fatalf("go test -list printed %v without the package line after them:\n%s", pending, out)
 	}
 	slices.Sort(parsed)
 	slices.Sort(listed)
@@ -124,37 +158,63 @@ func TestOSSFuzzTargetsMatchGoTestList(t *testing.T) {
 	}
 }
 
-// buildLine is one `build NAME BINARY` line of build.sh.
-var buildLine = regexp.MustCompile(`(?m)^build (\w+) (\w+)$`)
+// listedTargets reads the output of `go test -list` over several packages:
+// each package's names come before its "ok  <import path>" line. It returns
+// "DIR.Name" with DIR relative to the module root, and the names left
+// without a package line.
+func listedTargets(out string) (listed, pending []string) {
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 1 && strings.HasPrefix(fields[0], "Fuzz"):
+			pending = append(pending, fields[0])
+		case len(fields) >= 2 && fields[0] == "ok":
+			dir := strings.TrimPrefix(fields[1], module+"/")
+			for _, name := range pending {
+				listed = append(listed, dir+"."+name)
+			}
+			pending = nil
+		}
+	}
+	return listed, pending
+}
+
+// buildLine is one `build DIR NAME BINARY` line of build.sh.
+var buildLine = regexp.MustCompile(`(?m)^build ([\w/]+) (\w+) (\w+)$`)
 
 // TestOSSFuzzBuildListsEveryTarget checks build.sh builds every target but
-// the canary, under a unique binary name, and nothing else.
+// the canary, from its own package, under a unique binary name, and
+// nothing else.
 func TestOSSFuzzBuildListsEveryTarget(t *testing.T) {
 	src, err := os.ReadFile("oss-fuzz/build.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	built := make(map[string]string) // target -> binary
+	built := make(map[string]string) // DIR.FuzzName -> binary
 	binaries := make(map[string]bool)
 	for _, m := range buildLine.FindAllStringSubmatch(string(src), -1) {
-		name := "Fuzz" + m[1]
-		if _, dup := built[name]; dup || binaries[m[2]] {
-			t.Errorf("build.sh builds %s or binary %s twice", name, m[2])
+		key := m[1] + ".Fuzz" + m[2]
+		if _, dup := built[key]; dup || binaries[m[3]] {
+			t.Errorf("build.sh builds %s or binary %s twice", key, m[3])
 		}
-		built[name], binaries[m[2]] = m[2], true
+		built[key], binaries[m[3]] = m[3], true
 	}
-	targets := parseTargets(t)
-	for _, ft := range targets {
-		if _, ok := built[ft.name]; !ok && ft.name != ossFuzzSkip {
-			t.Errorf("oss-fuzz/build.sh does not build %s (add `build %s fuzz_...`)", ft.name, strings.TrimPrefix(ft.name, "Fuzz"))
+	if len(built) == 0 {
+		t.Fatal("build.sh has no `build DIR NAME BINARY` line")
+	}
+	for _, ft := range parseTargets(t) {
+		key := ft.buildDir() + "." + ft.name
+		_, ok := built[key]
+		switch {
+		case ft.name == ossFuzzSkip && ok:
+			t.Errorf("build.sh builds the canary, which fails by design")
+		case ft.name != ossFuzzSkip && !ok:
+			t.Errorf("oss-fuzz/build.sh does not build %s (add `build %s %s fuzz_...`)", key, ft.buildDir(), strings.TrimPrefix(ft.name, "Fuzz"))
 		}
-		delete(built, ft.name)
+		delete(built, key)
 	}
-	if _, ok := built[ossFuzzSkip]; ok {
-		t.Errorf("build.sh builds the canary, which only fails with its variable set")
-	}
-	for name := range built {
-		t.Errorf("build.sh builds %s, which is not a fuzz target", name)
+	for key := range built {
+		t.Errorf("build.sh builds %s, which is not a fuzz target of that package", key)
 	}
 	if info, err := os.Stat("oss-fuzz/build.sh"); err != nil || info.Mode()&0o111 == 0 {
 		t.Errorf("oss-fuzz/build.sh is not executable: %v", err)
@@ -162,15 +222,15 @@ func TestOSSFuzzBuildListsEveryTarget(t *testing.T) {
 }
 
 // TestOSSFuzzTargetNamesUnique checks compile_native_go_fuzzer's
-// `grep -r -l NAME` over the package directory finds only the file that
-// defines each target.
+// `grep -r -l NAME` over the package directory (subdirectories included)
+// finds only the file that defines each target.
 func TestOSSFuzzTargetNamesUnique(t *testing.T) {
 	for _, ft := range parseTargets(t) {
 		if ft.name == ossFuzzSkip {
 			continue
 		}
 		var hits []string
-		err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(ft.dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}
@@ -209,7 +269,7 @@ func TestOSSFuzzTargetsBuildAlone(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command("go", "build", "-overlay", path, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-overlay", path, "./"+filepath.ToSlash(ft.dir)).CombinedOutput(); err != nil {
 			t.Errorf("%s does not build from %s and the non-test files alone: %v\n%s", ft.name, ft.file, err, out)
 		}
 	}
@@ -218,9 +278,9 @@ func TestOSSFuzzTargetsBuildAlone(t *testing.T) {
 // TestOSSFuzzCorpusDirs checks every target has a committed corpus.
 func TestOSSFuzzCorpusDirs(t *testing.T) {
 	for _, ft := range parseTargets(t) {
-		ents, err := os.ReadDir(filepath.Join("testdata", "fuzz", ft.name))
+		ents, err := os.ReadDir(filepath.Join(ft.dir, "testdata", "fuzz", ft.name))
 		if err != nil || len(ents) == 0 {
-			t.Errorf("%s has no seed corpus in testdata/fuzz: %v", ft.name, err)
+			t.Errorf("%s has no seed corpus in %s: %v", ft.name, filepath.Join(ft.buildDir(), "testdata", "fuzz"), err)
 		}
 	}
 }
@@ -234,7 +294,7 @@ func TestFuzzPackagingFiles(t *testing.T) {
 		"../.clusterfuzzlite/project.yaml": {"language: go"},
 		"../.clusterfuzzlite/Dockerfile":   {"FROM gcr.io/oss-fuzz-base/base-builder-go", "COPY . $SRC/mqttlab", ".clusterfuzzlite/build.sh $SRC/build.sh"},
 		"../.clusterfuzzlite/build.sh":     {`exec "$SRC/mqttlab/fuzz/oss-fuzz/build.sh"`},
-		"oss-fuzz/build.sh":                {`cd "$SRC/mqttlab"`, "compile_native_go_fuzzer \"$PKG\" \"Fuzz$1\" \"$2\"", "PKG=github.com/mqttlab/mqttlab/fuzz"},
+		"oss-fuzz/build.sh":                {`cd "$SRC/mqttlab"`, "compile_native_go_fuzzer \"$MODULE/$1\" \"Fuzz$2\" \"$3\"", "MODULE=" + module},
 	}
 	for path, needles := range want {
 		data, err := os.ReadFile(path)
