@@ -48,7 +48,7 @@ func simTrial(fault Fault, failure Failure) TrialFunc {
 		if res.Err != nil {
 			return false, fmt.Errorf("%w: %w", ErrSim, res.Err)
 		}
-		return len(model.Check(res.History, model.Options{Only: only})) > 0, nil
+		return len(model.Check(res.History(), model.Options{Only: only})) > 0, nil
 	}
 }
 

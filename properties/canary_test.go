@@ -88,7 +88,7 @@ func TestCanaries(t *testing.T) {
 				t.Fatalf("rapid found no %v violation of %s within the budget:\n%s", c.want, p.Name, s.Log)
 			}
 			got := model.Set(0)
-			for _, v := range model.Check(rec.Last.Result.History, model.Options{}) {
+			for _, v := range model.Check(rec.Last.Result.History(), model.Options{}) {
 				got = got.With(v.Invariant)
 			}
 			if got&c.want == 0 {

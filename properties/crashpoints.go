@@ -49,9 +49,9 @@ func CrashSweep(cfg sim.Config, plan sim.Plan) ([]PointResult, error) {
 			if r.Err != nil {
 				return nil, fmt.Errorf("properties: crash %s at %d: %w", node, k, r.Err)
 			}
-			p := PointResult{Node: node, K: k, Crash: -1, Promised: r.Violations, History: r.History,
-				Full: model.Check(r.History, model.Options{})}
-			for i, e := range r.History.Events {
+			p := PointResult{Node: node, K: k, Crash: -1, Promised: r.Violations, History: r.History(),
+				Full: model.Check(r.History(), model.Options{})}
+			for i, e := range r.History().Events {
 				if e.Kind == model.Crash && e.Node == node && p.Crash < 0 {
 					p.Crash, p.Point = i, e.Point
 				}

@@ -79,7 +79,7 @@ func judgeOne(cs Case, j Judge) Outcome {
 	r := sim.Run(cs.Config, cs.Plan)
 	o := Outcome{Case: cs, Result: r}
 	if r.Err == nil {
-		o.Violations = j.Violations(r.History)
+		o.Violations = j.Violations(r.History())
 	}
 	return o
 }

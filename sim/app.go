@@ -116,15 +116,17 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 		return
 	}
 	n.app.logSeq++
-	msg := w.intern(a.Msg.Payload)
+	msg := w.internID(a.Msg.Payload)
 	var buf [24]byte // "log/<seq>", built on the stack, kept in the arena
 	key := w.bytes.str(strconv.AppendInt(append(buf[:0], "log/"...), int64(n.app.logSeq), 10))
 	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: key, Value: a.Msg.Payload, Sync: true})
-	w.hist.Add(model.Event{
-		Kind: model.Delivered, Time: int64(w.sched.now), Node: n.name, Msg: msg, Topic: a.Msg.Topic,
-		QoS: uint8(a.Msg.QoS), Retain: a.Msg.Retain, Packet: model.Packet{Type: uint8(packet.PUBLISH), ID: a.Msg.PacketID, QoS: uint8(a.Msg.QoS), Dup: a.Msg.Dup, Msg: msg, Topic: a.Msg.Topic},
+	topic := w.strs.id(a.Msg.Topic)
+	w.log.add(hrec{
+		kind: model.Delivered, time: int64(w.sched.now), node: n.nameID, msg: msg, topic: topic,
+		qos: uint8(a.Msg.QoS), flags: flagIf(a.Msg.Retain, evRetain),
+		pkt: cpacket{typ: uint8(packet.PUBLISH), id: a.Msg.PacketID, qos: uint8(a.Msg.QoS), flags: flagIf(a.Msg.Dup, pktDup), msg: msg, topic: topic},
 	})
-	w.obs.delivered(w, n.idx, msg)
+	w.obs.delivered(w, n.idx, w.strs.strs[msg])
 	if w.crashPoint(n, model.CrashInCallbackPost) {
 		return
 	}
@@ -143,8 +145,9 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		delete(n.app.cmds, a.Cmd)
 		if a.Result == engine.Acknowledged {
 			n.app.connected = true
-			w.hist.Add(model.Event{Kind: model.Connected, Time: now, Node: n.name, Peer: BrokerName, CleanStart: ci.clean,
-				SessionPresent: a.Session, HadState: n.app.hasSession, Version: w.cfg.Version, ReceiveMax: n.app.rm})
+			w.log.add(hrec{kind: model.Connected, time: now, node: n.nameID, peer: w.nodes[0].nameID,
+				flags:   flagIf(ci.clean, evCleanStart) | flagIf(a.Session, evSessionPresent) | flagIf(n.app.hasSession, evHadState),
+				version: w.cfg.Version, receiveMax: n.app.rm})
 			n.app.hasSession = true
 			if !a.Session {
 				w.obs.sessionDiscarded(n.idx)
@@ -159,13 +162,13 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		delete(n.app.cmds, a.Cmd)
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
-			w.hist.Add(model.Event{Kind: model.Subscribed, Time: now, Node: n.name, Filter: ci.topic, QoS: q, Persistent: w.persistent(n)})
+			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: w.strs.id(ci.topic), qos: q, flags: flagIf(w.persistent(n), evPersistent)})
 			w.obs.subscribe(n.idx, ci.topic, q)
 		}
 	case cmdUnsubscribe:
 		delete(n.app.cmds, a.Cmd)
 		if a.Result == engine.Acknowledged {
-			w.hist.Add(model.Event{Kind: model.Unsubscribed, Time: now, Node: n.name, Filter: ci.topic})
+			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: w.strs.id(ci.topic)})
 			w.obs.unsubscribe(n.idx, ci.topic)
 		}
 	default:
@@ -178,14 +181,14 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 	switch a.Result {
 	case engine.Accepted:
 		w.stats.Accepted++
-		w.hist.Add(model.Event{Kind: model.Accepted, Time: now, Node: n.name, Msg: ci.msg, Topic: ci.topic, QoS: ci.qos, Retain: ci.retain})
+		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: w.strs.id(ci.msg), topic: w.strs.id(ci.topic), qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
 		w.obs.accepted(ci.msg, ci.topic, ci.qos)
 		if ci.qos == 0 {
 			delete(n.app.cmds, a.Cmd)
 		}
 	case engine.Acknowledged:
 		delete(n.app.cmds, a.Cmd)
-		w.hist.Add(model.Event{Kind: model.Acknowledged, Time: now, Node: n.name, Msg: ci.msg})
+		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: w.strs.id(ci.msg)})
 	default:
 		delete(n.app.cmds, a.Cmd)
 	}

@@ -106,6 +106,6 @@ func (w *World) loseQoS2(n *node) {
 	w.stats.Faults["lose-qos2"]++
 	w.crash(n, model.CrashBetweenSteps)
 	dropped := n.disk.Drop(isIncomingQoS2Key)
-	w.hist.Add(model.Event{Kind: model.StateLost, Time: int64(w.sched.now), Node: n.name, Reason: fmt.Sprintf("incoming QoS2 state lost (%d records)", dropped)})
+	w.log.add(hrec{kind: model.StateLost, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(fmt.Sprintf("incoming QoS2 state lost (%d records)", dropped))})
 	w.restart(n)
 }

@@ -34,7 +34,7 @@ func TestStopBrokerDuringDialReconnects(t *testing.T) {
 	// The plan must still reach the situation: a connection of p1 the
 	// broker saw open that p1 never did.
 	opens := map[string]int{}
-	for _, e := range r.History.Events {
+	for _, e := range r.History().Events {
 		if e.Kind == model.ConnOpened {
 			opens[e.Node+">"+e.Peer]++
 		}

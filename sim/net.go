@@ -26,7 +26,7 @@ type segment struct {
 // once its last byte has been delivered.
 type pktMark struct {
 	end uint64
-	pkt model.Packet
+	pkt cpacket
 }
 
 // stream is one direction of a connection: a FIFO of bytes with their arrival
@@ -259,12 +259,12 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	if !ok || !c.alive[side] {
 		return
 	}
-	pkt := w.modelPacket(a.Packet)
+	pkt := w.compactPacket(a.Packet)
 	if ca, ok := a.Packet.(*packet.Connack); ok {
 		c.rm = receiveMax(ca)
 	}
 	peer := w.nodeOf(c, peerOf(side))
-	w.hist.Add(model.Event{Kind: model.Sent, Time: int64(w.sched.now), Node: n.name, Peer: peer.name, Packet: pkt})
+	w.log.add(hrec{kind: model.Sent, time: int64(w.sched.now), node: n.nameID, peer: peer.nameID, pkt: pkt})
 	w.obs.sent(w, c, side, &pkt)
 	if c.reset || c.blackhole {
 		return
@@ -398,7 +398,7 @@ func (w *World) arrive(c *conn, dir uint8, end uint64) {
 	}
 	for s.pktHead < len(s.pkts) && s.pkts[s.pktHead].end <= end {
 		m := &s.pkts[s.pktHead]
-		w.hist.Add(model.Event{Kind: model.Received, Time: int64(w.sched.now), Node: rn.name, Peer: from.name, Packet: m.pkt})
+		w.log.add(hrec{kind: model.Received, time: int64(w.sched.now), node: rn.nameID, peer: from.nameID, pkt: m.pkt})
 		w.obs.received(w, c, recv, &m.pkt)
 		s.pktHead++
 	}
@@ -504,7 +504,7 @@ func (w *World) partition(n *node) {
 	}
 	n.partitioned = true
 	w.stats.Faults["partition"]++
-	w.hist.Add(model.Event{Kind: model.Partition, Time: int64(w.sched.now), Node: n.name, Peer: BrokerName})
+	w.log.add(hrec{kind: model.Partition, time: int64(w.sched.now), node: n.nameID, peer: w.nodes[0].nameID})
 }
 
 // heal rejoins client n: held bytes and closes go on their way.
@@ -513,7 +513,7 @@ func (w *World) heal(n *node) {
 		return
 	}
 	n.partitioned = false
-	w.hist.Add(model.Event{Kind: model.Heal, Time: int64(w.sched.now), Node: n.name, Peer: BrokerName})
+	w.log.add(hrec{kind: model.Heal, time: int64(w.sched.now), node: n.nameID, peer: w.nodes[0].nameID})
 	for _, c := range w.conns {
 		if c.client != n.idx {
 			continue
@@ -539,5 +539,5 @@ func (w *World) heal(n *node) {
 
 // connEvent records that one side of c saw it open or close.
 func (w *World) connEvent(k model.Kind, c *conn, side uint8) {
-	w.hist.Add(model.Event{Kind: k, Time: int64(w.sched.now), Node: w.nodeOf(c, side).name, Peer: w.nodeOf(c, peerOf(side)).name})
+	w.log.add(hrec{kind: k, time: int64(w.sched.now), node: w.nodeOf(c, side).nameID, peer: w.nodeOf(c, peerOf(side)).nameID})
 }

@@ -9,6 +9,7 @@ import (
 // a client, its publisher and subscriber applications.
 type node struct {
 	name   string
+	nameID uint32 // name in the run's string table
 	idx    int32
 	broker bool
 	eng    Engine
@@ -82,7 +83,7 @@ func (w *World) checkFailed(n *node) {
 	if s, ok := n.eng.(stuckReporter); ok {
 		if err := s.Stuck(); err != nil {
 			n.failed = true
-			w.hist.Add(model.Event{Kind: model.Failed, Time: int64(w.sched.now), Node: n.name, Reason: err.Error()})
+			w.log.add(hrec{kind: model.Failed, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(err.Error())})
 			w.tr.begin(w.sched.now, n.name, "failed")
 			w.tr.str("err", err.Error())
 			w.tr.end()
@@ -169,7 +170,7 @@ func (w *World) crash(n *node, p model.CrashPoint) {
 		return
 	}
 	w.stats.Crashes++
-	w.hist.Add(model.Event{Kind: model.Crash, Time: int64(w.sched.now), Node: n.name, Point: p})
+	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: p})
 	out := n.disk.Crash(w.rnd, w.prof.LoseUnsyncedPPM, w.prof.TornPPM)
 	n.appLog.Crash(w.rnd, 0, 0)
 	w.tr.begin(w.sched.now, n.name, "crash")
@@ -217,13 +218,13 @@ func (w *World) restart(n *node) {
 		return
 	}
 	if err := w.boot(n); err != nil {
-		w.hist.Add(model.Event{Kind: model.Failed, Time: int64(w.sched.now), Node: n.name, Reason: err.Error()})
+		w.log.add(hrec{kind: model.Failed, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(err.Error())})
 		w.tr.begin(w.sched.now, n.name, "restart-failed")
 		w.tr.str("err", err.Error())
 		w.tr.end()
 		return
 	}
-	w.hist.Add(model.Event{Kind: model.Restart, Time: int64(w.sched.now), Node: n.name})
+	w.log.add(hrec{kind: model.Restart, time: int64(w.sched.now), node: n.nameID})
 	w.tr.begin(w.sched.now, n.name, "restart")
 	w.tr.int("records", int64(len(n.disk.synced)))
 	w.tr.end()
@@ -249,7 +250,7 @@ func (w *World) stop(n *node) {
 		return
 	}
 	n.disk.Sync()
-	w.hist.Add(model.Event{Kind: model.Crash, Time: int64(w.sched.now), Node: n.name, Point: model.CrashStop})
+	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: model.CrashStop})
 	w.tr.begin(w.sched.now, n.name, "stop")
 	w.tr.end()
 	w.down(n, false)

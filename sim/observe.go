@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
-	"github.com/mqttlab/mqttlab/model"
 )
 
 // observer follows the packets and application events of a run to answer
@@ -84,48 +83,48 @@ func (s *idSet) del(id uint16) bool {
 }
 
 // sent follows a packet the side sent on c.
-func (o *observer) sent(w *World, c *conn, side uint8, p *model.Packet) {
+func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 	out, in := outClient, inClient
 	if side == sideBroker {
 		out, in = outBroker, inBroker
 	}
-	switch packet.Type(p.Type) {
+	switch packet.Type(p.typ) {
 	case packet.PUBLISH:
-		if p.QoS > 0 {
-			o.add(c.client, out, p.ID)
+		if p.qos > 0 {
+			o.add(c.client, out, p.id)
 		}
-		if p.Dup {
+		if p.dup() {
 			w.stats.Retransmits++
 		}
 	case packet.PUBCOMP:
-		o.del(c.client, in, p.ID)
+		o.del(c.client, in, p.id)
 	case packet.PUBREC:
-		if p.Reason >= 0x80 {
-			o.del(c.client, in, p.ID)
+		if p.reason >= 0x80 {
+			o.del(c.client, in, p.id)
 		}
 	}
 }
 
 // received follows a packet the side received on c.
-func (o *observer) received(w *World, c *conn, side uint8, p *model.Packet) {
+func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 	out, in := outClient, inClient
 	if side == sideBroker {
 		out, in = outBroker, inBroker
 	}
-	switch packet.Type(p.Type) {
+	switch packet.Type(p.typ) {
 	case packet.PUBLISH:
-		if p.QoS == 2 {
-			o.add(c.client, in, p.ID)
+		if p.qos == 2 {
+			o.add(c.client, in, p.id)
 		}
 	case packet.PUBACK, packet.PUBCOMP:
-		o.del(c.client, out, p.ID)
+		o.del(c.client, out, p.id)
 	case packet.PUBREC:
-		if p.Reason >= 0x80 {
-			o.del(c.client, out, p.ID)
+		if p.reason >= 0x80 {
+			o.del(c.client, out, p.id)
 		}
 	case packet.CONNACK:
 		w.nodes[c.client].app.rm = c.rm
-		if side == sideClient && !p.Sessions && p.Reason == 0 {
+		if side == sideClient && !p.sessions() && p.reason == 0 {
 			// The broker kept nothing: whatever the client does with this
 			// CONNACK (even crash inside the step), no old id is owed.
 			o.sessionDiscarded(c.client)

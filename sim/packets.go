@@ -3,17 +3,7 @@ package sim
 import (
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
-	"github.com/mqttlab/mqttlab/internal/histpkt"
-	"github.com/mqttlab/mqttlab/model"
 )
-
-// modelPacket describes a packet in the model's terms. The message id of a
-// PUBLISH is its whole payload (the sim's applications publish the id).
-// Topic and payload strings are interned: a run repeats a few topics and
-// message ids many times.
-func (w *World) modelPacket(p packet.Packet) model.Packet {
-	return histpkt.Of(p, w.intern, w.intern)
-}
 
 // receiveMax is the Receive Maximum a CONNACK announces (65535 when absent
 // or in 3.1.1).
@@ -160,14 +150,4 @@ func tracePacket(t *tracer, p packet.Packet) {
 		t.int("sp", boolInt(p.SessionPresent))
 		t.int("rc", int64(p.Reason))
 	}
-}
-
-// intern returns b as a string, shared with every earlier equal one.
-func (w *World) intern(b []byte) string {
-	if s, ok := w.strs[string(b)]; ok {
-		return s
-	}
-	s := w.bytes.str(b)
-	w.strs[s] = s
-	return s
 }

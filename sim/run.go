@@ -31,7 +31,7 @@ func (s Stats) FaultKinds() []string {
 
 // Result is the outcome of Run.
 type Result struct {
-	History  model.History
+	log      *histLog // the history, compact; History builds it
 	Checksum uint64
 	Stats    Stats
 	// Quiet is true when the liveness phase reached quiescence in the bound.
@@ -59,9 +59,8 @@ func Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	// About seven or eight history events per op (liveness included);
-	// growing the slice of these large events costs more than a margin.
-	w.hist.Events = make([]model.Event, 0, 8*len(plan.Ops)+64)
+	// About seven or eight history events per op (liveness included).
+	w.log.recs = make([]hrec, 0, 8*len(plan.Ops)+64)
 	for _, op := range plan.Ops {
 		if err := w.Apply(op); err != nil {
 			return w.result(err)
@@ -71,10 +70,21 @@ func Run(cfg Config, plan Plan) Result {
 	return w.result(nil)
 }
 
+// History returns the run's history in the model's vocabulary. It is built
+// from the run's compact record on the first call (not during the run, which
+// is why it is a method); later calls return the same events, which callers
+// must not modify. The zero Result has an empty history.
+func (r Result) History() model.History {
+	if r.log == nil {
+		return model.History{}
+	}
+	return r.log.history()
+}
+
 // result gathers the Result of the world.
 func (w *World) result(err error) Result {
 	r := Result{
-		History: w.hist, Checksum: w.tr.sum, Stats: w.stats, End: w.sched.now,
+		log: &w.log, Checksum: w.tr.sum, Stats: w.stats, End: w.sched.now,
 		Quiet: w.quietAt >= 0, Err: err, Trace: w.Trace(),
 		CrashPoints: make(map[string]int, len(w.nodes)),
 		Policy:      ModelPolicy(w.cfg.Preset),
@@ -83,7 +93,7 @@ func (w *World) result(err error) Result {
 		r.CrashPoints[n.name] = n.points
 	}
 	if err == nil && !w.cfg.SkipCheck {
-		r.Violations = model.CheckPromised(w.hist, r.Policy)
+		r.Violations = model.CheckPromised(w.log.history(), r.Policy)
 	}
 	return r
 }
@@ -108,7 +118,7 @@ func (w *World) StartLiveness() {
 		return
 	}
 	w.phase = phaseLiveness
-	w.hist.Add(model.Event{Kind: model.LivenessStart, Time: int64(w.sched.now)})
+	w.log.add(hrec{kind: model.LivenessStart, time: int64(w.sched.now)})
 	w.tr.begin(w.sched.now, "world", "liveness")
 	w.tr.end()
 	for _, n := range w.nodes {
@@ -140,7 +150,7 @@ func (w *World) RunUntilQuiet() bool {
 		if !ok || at > deadline {
 			w.sched.advanceTo(deadline)
 			reason := w.pendingReport()
-			w.hist.Add(model.Event{Kind: model.Stuck, Time: int64(w.sched.now), Reason: reason})
+			w.log.add(hrec{kind: model.Stuck, time: int64(w.sched.now), reason: w.strs.id(reason)})
 			w.tr.begin(w.sched.now, "world", "stuck")
 			w.tr.word(reason)
 			w.tr.end()
@@ -149,7 +159,7 @@ func (w *World) RunUntilQuiet() bool {
 		w.dispatch(w.sched.pop())
 	}
 	w.quietAt = w.sched.now
-	w.hist.Add(model.Event{Kind: model.Quiescent, Time: int64(w.sched.now)})
+	w.log.add(hrec{kind: model.Quiescent, time: int64(w.sched.now)})
 	w.tr.begin(w.sched.now, "world", "quiescent")
 	w.tr.end()
 	return true

@@ -48,7 +48,7 @@ func runStopPlan(t *testing.T, mode engine.BrokerPersistence) Result {
 		t.Fatal(r.Err)
 	}
 	stops := 0
-	for _, e := range r.History.Events {
+	for _, e := range r.History().Events {
 		if e.Kind == model.Crash && e.Node == BrokerName && e.Point == model.CrashStop {
 			stops++
 		}
@@ -67,7 +67,7 @@ func TestStopBrokerPeriodicKeepsSubscription(t *testing.T) {
 	if r.Stats.Delivered != 4 || !r.Quiet {
 		t.Fatalf("delivered %d of 4 messages (quiet %v)", r.Stats.Delivered, r.Quiet)
 	}
-	if vs := model.Check(r.History, model.Options{}); len(vs) > 0 {
+	if vs := model.Check(r.History(), model.Options{}); len(vs) > 0 {
 		t.Fatalf("violations after a clean stop of a periodic broker: %v", vs)
 	}
 }
@@ -82,7 +82,7 @@ func TestStopBrokerWithoutPersistenceIsExcused(t *testing.T) {
 		t.Fatalf("delivered %d messages through a subscription the broker cannot remember", r.Stats.Delivered)
 	}
 	lost := false
-	for _, v := range model.Check(r.History, model.Options{}) {
+	for _, v := range model.Check(r.History(), model.Options{}) {
 		lost = lost || v.Invariant == model.NoLoss
 	}
 	if !lost {

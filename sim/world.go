@@ -162,15 +162,15 @@ type World struct {
 	conns  []*conn         // conns[id-1]
 	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
 	phase  phase
-	hist   model.History
+	log    histLog
 	tr     tracer
 	stats  Stats
 	obs    observer
-	crashK int32             // exhaustive-mode node index, -1 if none
-	strs   map[string]string // interned topics and payloads
-	evs    worldEvents       // slabs boxing the frequent events
-	bytes  byteArena         // copies handed to the engines
-	carve  connCarvers       // conns and the first room of their streams
+	crashK int32       // exhaustive-mode node index, -1 if none
+	strs   *strTable   // interned names, topics, payloads, filters
+	evs    worldEvents // slabs boxing the frequent events
+	bytes  byteArena   // copies handed to the engines
+	carve  connCarvers // conns and the first room of their streams
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
 }
@@ -190,11 +190,13 @@ func New(cfg Config) (*World, error) {
 		tr: newTracer(cfg.KeepTrace), crashK: -1, quietAt: -1,
 	}
 	w.stats.Faults = make(map[string]int)
-	w.strs = make(map[string]string)
+	w.strs = newStrTable()
+	w.log.strs = w.strs
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)
 	for i, name := range names {
 		n := newNode(name, int32(i), i == 0)
+		n.nameID = w.strs.id(name)
 		w.nodes = append(w.nodes, n)
 		w.byName[name] = int32(i)
 		if err := w.boot(n); err != nil {
@@ -250,7 +252,7 @@ func (w *World) boot(n *node) error {
 func (w *World) Now() engine.Time { return w.sched.now }
 
 // History returns the history so far.
-func (w *World) History() model.History { return w.hist }
+func (w *World) History() model.History { return w.log.history() }
 
 // Trace returns the trace text (empty unless Config.KeepTrace).
 func (w *World) Trace() string { return string(w.tr.text) }

@@ -187,9 +187,9 @@ func TestCrashInCallbackLegacyLosesMessage(t *testing.T) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		crashedIn := count(r.History, model.Crash, "s1", func(e model.Event) bool { return e.Point == model.CrashInCallbackPre })
+		crashedIn := count(r.History(), model.Crash, "s1", func(e model.Event) bool { return e.Point == model.CrashInCallbackPre })
 		if crashedIn > 0 && !r.Quiet {
-			last := r.History.Events[len(r.History.Events)-1]
+			last := r.History().Events[len(r.History().Events)-1]
 			if last.Kind != model.Stuck || !strings.Contains(last.Reason, "undelivered s1<-p1-") {
 				t.Fatalf("stuck run's last event %+v does not name the undelivered message", last)
 			}
@@ -220,11 +220,11 @@ func TestExhaustiveCrashPoints(t *testing.T) {
 			if rk.Err != nil {
 				t.Fatalf("%s k=%d: %v", node, k, rk.Err)
 			}
-			if c := count(rk.History, model.Crash, "", nil); c != 1 || count(rk.History, model.Crash, node, nil) != 1 {
+			if c := count(rk.History(), model.Crash, "", nil); c != 1 || count(rk.History(), model.Crash, node, nil) != 1 {
 				t.Fatalf("%s k=%d: %d crashes, want exactly one of %s", node, k, c, node)
 			}
 			if !rk.Quiet {
-				t.Errorf("%s k=%d: fixed preset not quiet: %s", node, k, rk.History.Events[len(rk.History.Events)-1].Reason)
+				t.Errorf("%s k=%d: fixed preset not quiet: %s", node, k, rk.History().Events[len(rk.History().Events)-1].Reason)
 			}
 		}
 	}

@@ -102,10 +102,10 @@ func TestJudges(t *testing.T) {
 		}
 		r := sim.Run(cfg, plan)
 		v := judgeSpec.judgeRun(r, true)
-		if !slices.Equal(v.violations, model.CheckPromised(r.History, r.Policy)) {
+		if !slices.Equal(v.violations, model.CheckPromised(r.History(), r.Policy)) {
 			t.Errorf("seed %d: spec judge of fixed %v, CheckPromised %v", seed, v.violations, r.Violations)
 		}
-		all := model.Check(r.History, model.Options{})
+		all := model.Check(r.History(), model.Options{})
 		if len(v.violations)+len(v.unpromised) != len(all) {
 			t.Errorf("seed %d: %d judged + %d informational != %d found", seed, len(v.violations), len(v.unpromised), len(all))
 		}
@@ -117,7 +117,7 @@ func TestJudges(t *testing.T) {
 		lcfg := sim.Config{Seed: seed, Profile: "swarm", Preset: mustPreset(t, "legacy")}
 		lr := sim.Run(lcfg, plan)
 		lv := judgePreset.judgeRun(lr, false)
-		if !slices.Equal(lv.violations, model.CheckPromised(lr.History, lr.Policy)) {
+		if !slices.Equal(lv.violations, model.CheckPromised(lr.History(), lr.Policy)) {
 			t.Errorf("seed %d: preset judge of legacy %v, CheckPromised %v", seed, lv.violations, lr.Violations)
 		}
 	}

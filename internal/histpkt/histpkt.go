@@ -9,19 +9,48 @@ import (
 	"github.com/mqttlab/mqttlab/model"
 )
 
+// Parts is a packet's description in two halves: the scalar fields, ready,
+// and what the caller turns into strings its own way (Of copies or interns
+// them into a model.Packet; sim keeps string ids in its compact history).
+type Parts struct {
+	// Scalars is the description without its strings: Topic, Msg, Payload
+	// and Filter are empty.
+	Scalars model.Packet
+	// Publish says Topic and Payload are set (a PUBLISH): they alias the
+	// packet, which may alias a decoder's buffer.
+	Publish        bool
+	Topic, Payload []byte
+	// Filter is the filter of a one-filter SUBSCRIBE or UNSUBSCRIBE.
+	Filter string
+}
+
 // Of describes p for the model. str turns the bytes it keeps (topic,
 // payload) into strings — it must copy or intern them, since decoded packets
 // alias the decoder's buffer — and msgID names the message a PUBLISH payload
 // carries. A nil packet gives the zero Packet.
 func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
-	if p == nil {
-		return model.Packet{}
+	parts := Split(p)
+	m := parts.Scalars
+	if parts.Publish {
+		m.Topic, m.Payload, m.Msg = str(parts.Topic), str(parts.Payload), msgID(parts.Payload)
 	}
-	m := model.Packet{Type: uint8(p.Type())}
+	m.Filter = parts.Filter
+	return m
+}
+
+// Split describes p for the model, leaving its strings to the caller. A nil
+// packet gives the zero Parts.
+func Split(p packet.Packet) Parts {
+	var r Parts
+	if p == nil {
+		return r
+	}
+	m := &r.Scalars
+	m.Type = uint8(p.Type())
 	switch p := p.(type) {
 	case *packet.Publish:
 		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
-		m.Topic, m.Payload, m.Msg = str(p.Topic), str(p.Payload), msgID(p.Payload)
+		r.Publish, r.Topic, r.Payload = true, p.Topic, p.Payload
 	case *packet.Puback:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
 	case *packet.Pubrec:
@@ -33,14 +62,14 @@ func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
 	case *packet.Subscribe:
 		m.ID = p.PacketID
 		if len(p.Subs) == 1 { // the model follows single-filter requests
-			m.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
+			r.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
 		}
 	case *packet.Suback:
 		m.ID = p.PacketID
 	case *packet.Unsubscribe:
 		m.ID = p.PacketID
 		if len(p.Filters) == 1 {
-			m.Filter = p.Filters[0]
+			r.Filter = p.Filters[0]
 		}
 	case *packet.Unsuback:
 		m.ID = p.PacketID
@@ -53,5 +82,5 @@ func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
 	case *packet.Auth:
 		m.Reason = uint8(p.Reason)
 	}
-	return m
+	return r
 }

@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/internal/histpkt"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// The history is recorded compactly and built as a model.History only when
+// asked for. A seed of the standard scenario records some 3,400 events; as
+// model.Event values (232 bytes, ten strings each) they were the largest
+// object of a run, and the collector scanned them again at every cycle. A
+// record here is 64 bytes without a single pointer: every string is an id
+// into the run's string table, where each topic, payload, filter and node
+// name is kept once. Result.History and World.History build the model's
+// events from the records, once per record.
+
+// strTable interns the strings of a run: id 0 is "", ids index strs.
+type strTable struct {
+	ids  map[string]uint32
+	strs []string
+}
+
+func newStrTable() *strTable {
+	return &strTable{ids: make(map[string]uint32), strs: []string{""}}
+}
+
+// id returns the id of s, keeping s itself (it must never change).
+func (t *strTable) id(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	return t.add(s)
+}
+
+func (t *strTable) add(s string) uint32 {
+	id := uint32(len(t.strs))
+	t.strs = append(t.strs, s)
+	t.ids[s] = id
+	return id
+}
+
+// internID returns the id of the string b spells, copying b into the arena
+// the first time (b may alias a decoder's or an engine's buffer).
+func (w *World) internID(b []byte) uint32 {
+	if len(b) == 0 {
+		return 0
+	}
+	if id, ok := w.strs.ids[string(b)]; ok { // no allocation for the lookup
+		return id
+	}
+	return w.strs.add(w.bytes.str(b))
+}
+
+// intern returns b as a string, shared with every earlier equal one.
+func (w *World) intern(b []byte) string { return w.strs.strs[w.internID(b)] }
+
+// cpacket is a model.Packet with string ids for its strings.
+type cpacket struct {
+	topic, msg, payload, filter uint32
+	id                          uint16
+	typ, qos, reason            uint8
+	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean
+}
+
+// cpacket flags.
+const (
+	pktDup uint8 = 1 << iota
+	pktRetain
+	pktSessions
+	pktClean
+)
+
+func (p *cpacket) dup() bool      { return p.flags&pktDup != 0 }
+func (p *cpacket) sessions() bool { return p.flags&pktSessions != 0 }
+
+// flagIf is f when b holds, else 0.
+func flagIf(b bool, f uint8) uint8 {
+	if b {
+		return f
+	}
+	return 0
+}
+
+// compactPacket describes p for the history. The message id of a PUBLISH is
+// its whole payload (the sim's applications publish the id), so msg and
+// payload share one string.
+func (w *World) compactPacket(p packet.Packet) cpacket {
+	parts := histpkt.Split(p)
+	s := &parts.Scalars
+	c := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason,
+		flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean)}
+	if parts.Publish {
+		c.topic = w.internID(parts.Topic)
+		c.payload = w.internID(parts.Payload)
+		c.msg = c.payload
+	}
+	c.filter = w.strs.id(parts.Filter)
+	return c
+}
+
+// packet builds the model's Packet.
+func (p *cpacket) packet(t *strTable) model.Packet {
+	return model.Packet{
+		Type: p.typ, ID: p.id, QoS: p.qos, Dup: p.flags&pktDup != 0, Retain: p.flags&pktRetain != 0,
+		Reason: p.reason, Topic: t.strs[p.topic], Msg: t.strs[p.msg], Payload: t.strs[p.payload],
+		Sessions: p.flags&pktSessions != 0, Clean: p.flags&pktClean != 0, Filter: t.strs[p.filter],
+	}
+}
+
+// hrec is one history event, compact: strings are ids into the strTable.
+type hrec struct {
+	time                       int64
+	pkt                        cpacket
+	node, peer                 uint32
+	msg, topic, filter, reason uint32
+	receiveMax                 uint16
+	kind                       model.Kind
+	qos, version               uint8
+	point                      model.CrashPoint
+	flags                      uint8 // evRetain | evPersistent | ...
+}
+
+// hrec flags.
+const (
+	evRetain uint8 = 1 << iota
+	evPersistent
+	evCleanStart
+	evSessionPresent
+	evHadState
+)
+
+// event builds the model's Event.
+func (r *hrec) event(t *strTable) model.Event {
+	return model.Event{
+		Kind: r.kind, Time: r.time, Node: t.strs[r.node], Peer: t.strs[r.peer], Packet: r.pkt.packet(t),
+		Msg: t.strs[r.msg], Topic: t.strs[r.topic], Filter: t.strs[r.filter],
+		QoS: r.qos, Retain: r.flags&evRetain != 0, Persistent: r.flags&evPersistent != 0,
+		CleanStart: r.flags&evCleanStart != 0, SessionPresent: r.flags&evSessionPresent != 0,
+		HadState: r.flags&evHadState != 0, Version: r.version, ReceiveMax: r.receiveMax,
+		Point: r.point, Reason: t.strs[r.reason],
+	}
+}
+
+// histLog is the compact history of a run, and the events built from it so
+// far (built is a prefix of recs, extended on demand).
+type histLog struct {
+	strs  *strTable
+	recs  []hrec
+	built []model.Event
+}
+
+// add records an event.
+func (l *histLog) add(r hrec) { l.recs = append(l.recs, r) }
+
+// history returns the model's history of every record so far. The events
+// are built once each; the slice is capped so that a caller's append cannot
+// write into the log's own.
+func (l *histLog) history() model.History {
+	if n := len(l.built); n < len(l.recs) {
+		l.built = slices.Grow(l.built, len(l.recs)-n)[:len(l.recs)]
+		for i := n; i < len(l.recs); i++ {
+			l.built[i] = l.recs[i].event(l.strs)
+		}
+	}
+	return model.History{Events: l.built[:len(l.built):len(l.built)]}
+}

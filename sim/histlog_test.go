@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mqttlab/mqttlab/model"
+)
+
+const goldenHistories = "testdata/golden-histories.txt"
+
+// historySum is the FNV-64a of every event printed with %+v, one per line.
+func historySum(h model.History) string {
+	s := fnv.New64a()
+	for _, e := range h.Events {
+		fmt.Fprintf(s, "%+v\n", e)
+	}
+	return fmt.Sprintf("%016x %d", s.Sum64(), len(h.Events))
+}
+
+// TestGoldenHistories compares the histories of the golden runs, field by
+// field, with sums committed in testdata: the compact record and its
+// rebuilding into model.Events must give exactly the events the world saw.
+// The committed sums were taken when the world still recorded model.Events
+// directly. Regenerate with: go test ./sim -run TestGoldenHistories -update
+func TestGoldenHistories(t *testing.T) {
+	var b strings.Builder
+	got := map[string]string{}
+	for _, c := range goldenCases() {
+		c, err := c.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := Generate(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Run(c, plan)
+		k := goldenKey(c)
+		got[k] = historySum(r.History())
+		fmt.Fprintf(&b, "%s %s\n", k, got[k])
+	}
+	if *update {
+		head := "# scenario/profile/seed/version FNV-64a of the history's events printed with %+v, one per line; event count (go test ./sim -run TestGoldenHistories -update)\n"
+		if err := os.WriteFile(goldenHistories, []byte(head+b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(goldenHistories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, want, _ := strings.Cut(line, " ")
+		seen++
+		if got[k] != want {
+			t.Errorf("%s: history %s, golden %s", k, got[k], want)
+		}
+	}
+	if seen != len(got) {
+		t.Errorf("%s has %d runs, want %d", goldenHistories, seen, len(got))
+	}
+}
+
+// TestHistoryBuiltOnce checks that the events built from the record are
+// kept: a second call extends the first (no event built twice) and a
+// caller's append cannot write into the log.
+func TestHistoryBuiltOnce(t *testing.T) {
+	w, err := New(Config{Seed: 3, Profile: "calm", Scenario: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Generate(Config{Seed: 3, Profile: "calm", Scenario: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := len(plan.Ops) / 2
+	for _, op := range plan.Ops[:half] {
+		if err := w.Apply(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h1 := w.History()
+	n := len(h1.Events)
+	if n == 0 {
+		t.Fatal("no events after half the plan")
+	}
+	_ = append(h1.Events, model.Event{Kind: model.Failed, Reason: "caller's own"})
+	for _, op := range plan.Ops[half:] {
+		if err := w.Apply(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.RunUntilQuiet()
+	h2 := w.History()
+	if len(h2.Events) <= n {
+		t.Fatalf("history did not grow: %d then %d events", n, len(h2.Events))
+	}
+	if &h1.Events[0] != &h2.Events[0] && fmt.Sprint(h1.Events[:n]) != fmt.Sprint(h2.Events[:n]) {
+		t.Fatal("the first events changed between calls")
+	}
+	if h2.Events[n].Reason == "caller's own" {
+		t.Fatal("a caller's append wrote into the log")
+	}
+}
+
+// TestRecordFlags checks that every flag and field of a record reaches the
+// model's Event (the golden runs never publish retained messages, so they
+// cannot catch a lost Retain).
+func TestRecordFlags(t *testing.T) {
+	strs := newStrTable()
+	id := strs.id
+	cases := []struct {
+		name string
+		rec  hrec
+		want model.Event
+	}{
+		{"plain", hrec{kind: model.Restart, time: 5, node: id("p1")}, model.Event{Kind: model.Restart, Time: 5, Node: "p1"}},
+		{"retain", hrec{kind: model.Accepted, node: id("p1"), msg: id("p1-1"), topic: id("t"), qos: 1, flags: evRetain},
+			model.Event{Kind: model.Accepted, Node: "p1", Msg: "p1-1", Topic: "t", QoS: 1, Retain: true}},
+		{"persistent", hrec{kind: model.Subscribed, filter: id("t/#"), flags: evPersistent}, model.Event{Kind: model.Subscribed, Filter: "t/#", Persistent: true}},
+		{"connected", hrec{kind: model.Connected, peer: id("broker"), version: 5, receiveMax: 10, flags: evCleanStart | evSessionPresent | evHadState},
+			model.Event{Kind: model.Connected, Peer: "broker", Version: 5, ReceiveMax: 10, CleanStart: true, SessionPresent: true, HadState: true}},
+		{"crash", hrec{kind: model.Crash, point: model.CrashInCallbackPost, reason: id("why")}, model.Event{Kind: model.Crash, Point: model.CrashInCallbackPost, Reason: "why"}},
+		{"packet", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 9, qos: 2, reason: 0x92, topic: id("t"), msg: id("m"), payload: id("pl"), filter: id("f"), flags: pktDup | pktRetain | pktSessions | pktClean}},
+			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 3, ID: 9, QoS: 2, Reason: 0x92, Topic: "t", Msg: "m", Payload: "pl", Filter: "f", Dup: true, Retain: true, Sessions: true, Clean: true}}},
+	}
+	for _, c := range cases {
+		if got := c.rec.event(strs); got != c.want {
+			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
