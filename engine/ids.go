@@ -21,11 +21,16 @@ var ErrIDInUse = errors.New("engine: packet identifier already in flight")
 //
 // Allocation is deterministic: the lowest free id after the last one handed
 // out, wrapping from 65535 to 1. An id is never reused while in flight: it
-// stays taken until Free. The zero value is ready to use.
+// stays taken until Free. The zero value is ready to use; do not copy an
+// IDAllocator after its first use (copies would share their in-flight set).
+//
+// The in-flight set grows with the highest id used, so an allocator that only
+// ever hands out small ids (most of them: engines are rebuilt at every
+// reboot) costs a few words, not the 8 KiB of all 65535.
 type IDAllocator struct {
-	used [1024]uint64 // bit id%64 of word id/64 is set while id is in flight
-	last uint16       // the id handed out last (0 before the first)
-	n    int          // ids in flight
+	used []uint64 // bit id%64 of word id/64 is set while id is in flight; words past the end are zero
+	last uint16   // the id handed out last (0 before the first)
+	n    int      // ids in flight
 
 	// Mutations holds the lab's deliberate bugs; only MutReuseInflightID
 	// matters here: Alloc then hands out the last id again while it is still
@@ -35,7 +40,8 @@ type IDAllocator struct {
 
 // InUse reports whether id is in flight.
 func (a *IDAllocator) InUse(id uint16) bool {
-	return a.used[id>>6]&(1<<(id&63)) != 0
+	w := int(id >> 6)
+	return w < len(a.used) && a.used[w]&(1<<(id&63)) != 0
 }
 
 // Len reports how many ids are in flight.
@@ -65,8 +71,11 @@ func (a *IDAllocator) freeFrom(from uint32) (uint16, bool) {
 	if from == 0 {
 		from = 1
 	}
-	for w := from >> 6; w < uint32(len(a.used)); w++ {
-		free := ^a.used[w]
+	for w := from >> 6; w < idWords; w++ {
+		free := ^uint64(0)
+		if w < uint32(len(a.used)) {
+			free = ^a.used[w]
+		}
 		if w == from>>6 {
 			free &= ^uint64(0) << (from & 63)
 		}
@@ -108,12 +117,19 @@ func (a *IDAllocator) Free(id uint16) {
 
 // Reset frees every id and restarts the search at 1.
 func (a *IDAllocator) Reset() {
-	a.used = [1024]uint64{}
+	clear(a.used)
 	a.last = 0
 	a.n = 0
 }
 
+// idWords is the number of words of a full in-flight set (ids 0 to 65535).
+const idWords = 1 << 16 / 64
+
 func (a *IDAllocator) set(id uint16) {
+	if w := int(id >> 6); w >= len(a.used) {
+		n := min(max(w+1, 2*len(a.used), 4), idWords)
+		a.used = append(a.used, make([]uint64, n-len(a.used))...)
+	}
 	a.used[id>>6] |= 1 << (id & 63)
 	a.n++
 }

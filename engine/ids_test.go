@@ -117,3 +117,97 @@ func TestMutReuseInflightID(t *testing.T) {
 		t.Fatalf("mutation: got %d then %d, want the in-flight id reused", first, second)
 	}
 }
+
+// refAlloc is the obvious IDAllocator: a set of in-flight ids and a linear
+// search after the last one handed out.
+type refAlloc struct {
+	used map[uint16]bool
+	last uint16
+}
+
+func (r *refAlloc) alloc() uint16 {
+	for i := 1; i <= 65535; i++ {
+		id := uint16((int(r.last)+i-1)%65535 + 1)
+		if !r.used[id] {
+			r.used[id], r.last = true, id
+			return id
+		}
+	}
+	return 0
+}
+
+// TestIDAllocatorMatchesReference: random Alloc, Free, Claim, SetLast and
+// Reset over the whole id range (the in-flight set grows on demand) give
+// the same ids and the same InUse answers as the obvious implementation.
+func TestIDAllocatorMatchesReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var a IDAllocator
+		ref := refAlloc{used: map[uint16]bool{}}
+		anyID := rapid.Uint16Range(1, 65535)
+		for range rapid.IntRange(1, 200).Draw(t, "steps") {
+			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			case op < 4:
+				if got, want := mustAlloc(t, &a), ref.alloc(); got != want {
+					t.Fatalf("Alloc = %d, want %d", got, want)
+				}
+			case op < 6:
+				id := anyID.Draw(t, "free")
+				a.Free(id)
+				delete(ref.used, id)
+			case op < 7:
+				id := anyID.Draw(t, "claim")
+				if err := a.Claim(id); (err == nil) == ref.used[id] {
+					t.Fatalf("Claim(%d) = %v with in flight %v", id, err, ref.used[id])
+				}
+				ref.used[id] = true
+			case op < 9:
+				id := anyID.Draw(t, "last")
+				a.SetLast(id)
+				ref.last = id
+			default:
+				a.Reset()
+				ref = refAlloc{used: map[uint16]bool{}}
+			}
+			for _, id := range []uint16{1, 63, 64, 65, 1000, 65535, ref.last, ref.last + 1} {
+				if a.InUse(id) != ref.used[id] {
+					t.Fatalf("InUse(%d) = %v, want %v", id, a.InUse(id), ref.used[id])
+				}
+			}
+			if a.Len() != len(ref.used) {
+				t.Fatalf("Len = %d, want %d", a.Len(), len(ref.used))
+			}
+		}
+	})
+}
+
+func mustAlloc(t *rapid.T, a *IDAllocator) uint16 {
+	id, err := a.Alloc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestIDAllocatorSmallSetForSmallIDs: an allocator that hands out a few
+// small ids keeps a few words, not the set of all 65535 ids.
+func TestIDAllocatorSmallSetForSmallIDs(t *testing.T) {
+	var a IDAllocator
+	for range 100 {
+		mustAllocT(t, &a)
+	}
+	if cap(a.used) > 4 {
+		t.Fatalf("100 ids use %d words", cap(a.used))
+	}
+	if err := a.Claim(65535); err != nil || !a.InUse(65535) {
+		t.Fatalf("Claim(65535) = %v, InUse %v", err, a.InUse(65535))
+	}
+}
+
+func mustAllocT(t *testing.T, a *IDAllocator) uint16 {
+	t.Helper()
+	id, err := a.Alloc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
