@@ -22,8 +22,9 @@ const (
 // cmdInfo is what the application remembers of a command until it completes.
 type cmdInfo struct {
 	kind   cmdKind
-	msg    string
+	msg    uint32 // publish message id, as a string id of the run
 	topic  string // publish topic or filter
+	tid    uint32 // topic as a string id
 	qos    uint8
 	retain bool
 	clean  bool
@@ -126,7 +127,7 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 		qos: uint8(a.Msg.QoS), flags: flagIf(a.Msg.Retain, evRetain),
 		pkt: cpacket{typ: uint8(packet.PUBLISH), id: a.Msg.PacketID, qos: uint8(a.Msg.QoS), flags: flagIf(a.Msg.Dup, pktDup), msg: msg, topic: topic},
 	})
-	w.obs.delivered(w, n.idx, w.strs.strs[msg])
+	w.obs.delivered(w, n.idx, msg)
 	if w.crashPoint(n, model.CrashInCallbackPost) {
 		return
 	}
@@ -162,13 +163,13 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		delete(n.app.cmds, a.Cmd)
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
-			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: w.strs.id(ci.topic), qos: q, flags: flagIf(w.persistent(n), evPersistent)})
+			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: ci.tid, qos: q, flags: flagIf(w.persistent(n), evPersistent)})
 			w.obs.subscribe(n.idx, ci.topic, q)
 		}
 	case cmdUnsubscribe:
 		delete(n.app.cmds, a.Cmd)
 		if a.Result == engine.Acknowledged {
-			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: w.strs.id(ci.topic)})
+			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: ci.tid})
 			w.obs.unsubscribe(n.idx, ci.topic)
 		}
 	default:
@@ -181,14 +182,14 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 	switch a.Result {
 	case engine.Accepted:
 		w.stats.Accepted++
-		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: w.strs.id(ci.msg), topic: w.strs.id(ci.topic), qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
+		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: ci.msg, topic: ci.tid, qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
 		w.obs.accepted(ci.msg, ci.topic, ci.qos)
 		if ci.qos == 0 {
 			delete(n.app.cmds, a.Cmd)
 		}
 	case engine.Acknowledged:
 		delete(n.app.cmds, a.Cmd)
-		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: w.strs.id(ci.msg)})
+		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: ci.msg})
 	default:
 		delete(n.app.cmds, a.Cmd)
 	}

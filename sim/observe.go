@@ -20,8 +20,7 @@ type observer struct {
 	inflight [][4]idSet
 	pending  int // total ids in flight
 	subs     [][]sub
-	msgIdx   map[string]int32
-	expected map[uint64]struct{} // subscriber<<32 | message index
+	expected map[uint64]struct{} // subscriber<<32 | message id (the run's string id)
 	seen     map[uint64]struct{} // deliveries already made
 }
 
@@ -40,7 +39,6 @@ type sub struct {
 func (o *observer) init(nodes int) {
 	o.inflight = make([][4]idSet, nodes)
 	o.subs = make([][]sub, nodes)
-	o.msgIdx = make(map[string]int32)
 	o.expected = make(map[uint64]struct{})
 	o.seen = make(map[uint64]struct{})
 }
@@ -152,19 +150,14 @@ func (o *observer) unsubscribe(c int32, filter string) {
 
 // accepted records the deliveries an accepted message owes: one to every
 // subscriber whose subscription at QoS >= 1 matches it, for QoS >= 1.
-func (o *observer) accepted(msg, topic string, qos uint8) {
+func (o *observer) accepted(msg uint32, topic string, qos uint8) {
 	if qos == 0 {
 		return
-	}
-	idx, ok := o.msgIdx[msg]
-	if !ok {
-		idx = int32(len(o.msgIdx))
-		o.msgIdx[msg] = idx
 	}
 	for c, subs := range o.subs {
 		for _, s := range subs {
 			if s.qos > 0 && Match(s.filter, topic) {
-				key := uint64(c)<<32 | uint64(idx)
+				key := uint64(c)<<32 | uint64(msg)
 				if _, done := o.seen[key]; !done {
 					o.expected[key] = struct{}{}
 				}
@@ -175,14 +168,9 @@ func (o *observer) accepted(msg, topic string, qos uint8) {
 }
 
 // delivered records a delivery to subscriber c and counts duplicates.
-func (o *observer) delivered(w *World, c int32, msg string) {
+func (o *observer) delivered(w *World, c int32, msg uint32) {
 	w.stats.Delivered++
-	idx, ok := o.msgIdx[msg]
-	if !ok {
-		idx = int32(len(o.msgIdx))
-		o.msgIdx[msg] = idx
-	}
-	key := uint64(c)<<32 | uint64(idx)
+	key := uint64(c)<<32 | uint64(msg)
 	if _, dup := o.seen[key]; dup {
 		w.stats.Duplicates++
 	}
@@ -213,13 +201,9 @@ func (o *observer) pendingReport(w *World) string {
 		}
 	}
 	if len(o.expected) > 0 {
-		byIdx := make([]string, len(o.msgIdx))
-		for m, i := range o.msgIdx {
-			byIdx[i] = m
-		}
 		var und []string
 		for key := range o.expected {
-			und = append(und, w.nodes[key>>32].name+"<-"+byIdx[uint32(key)])
+			und = append(und, w.nodes[key>>32].name+"<-"+w.strs.strs[uint32(key)])
 		}
 		slices.Sort(und)
 		parts = append(parts, "undelivered "+strings.Join(und, " "))
