@@ -110,6 +110,7 @@ type Broker struct {
 	keys    byteArena // record keys of outbound and inbound messages, never reused
 	matches []subMatch
 	fan     []brokerFanSend
+	decs    []*packet.Decoder // decoders of closed connections, for the next ones
 }
 
 // brokerAct is one action of the current Step. Sends keep their bytes as an

@@ -49,7 +49,22 @@ func (b *Broker) handleOpened(id ConnID) {
 	if old := b.conns[id]; old != nil {
 		b.dropConn(old) // a reused id: the world lost the old close
 	}
-	b.conns[id] = &brokerConn{id: id, dec: packet.NewDecoder(0, b.cfg.MaxPacketSize), lastRecv: b.now}
+	b.conns[id] = &brokerConn{id: id, dec: b.newDecoder(), lastRecv: b.now}
+}
+
+// newDecoder returns a stream decoder for a new connection: a closed
+// connection's, reset, when there is one (the broker never holds a decoded
+// packet past its handler, so nothing refers to the old stream).
+func (b *Broker) newDecoder() *packet.Decoder {
+	n := len(b.decs)
+	if n == 0 {
+		return packet.NewDecoder(0, b.cfg.MaxPacketSize)
+	}
+	d := b.decs[n-1]
+	b.decs[n-1] = nil
+	b.decs = b.decs[:n-1]
+	d.Reset(0, b.cfg.MaxPacketSize)
+	return d
 }
 
 // handleClosed forgets a connection the world saw close. The will is
@@ -235,6 +250,10 @@ func (b *Broker) closeWith(c *brokerConn, reason packet.ReasonCode, err error) {
 // published or delayed, and a session with expiry 0 ends [MQTT-4.1.0-2].
 func (b *Broker) dropConn(c *brokerConn) {
 	delete(b.conns, c.id)
+	if c.dec != nil {
+		b.decs = append(b.decs, c.dec) // for the next connection (newDecoder)
+		c.dec = nil
+	}
 	b.cancelTimer(&c.kaTimer)
 	s := c.sess
 	if s == nil || s.conn != c {

@@ -113,7 +113,8 @@ type Client struct {
 
 	state          clientConnState
 	conn           ConnID
-	dec            *packet.Decoder
+	dec            *packet.Decoder // the current connection's stream decoder; nil without one
+	spareDec       *packet.Decoder // the decoder every connection reuses, reset
 	connectCmd     CmdID
 	connectPending bool  // connectCmd awaits its Complete
 	timers         uint8 // bit n: timer n is armed

@@ -30,7 +30,12 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 	}
 	c.conn = e.Conn
 	c.state = csConnecting
-	c.dec = packet.NewDecoder(c.v, c.cfg.MaxPacketSize)
+	if c.spareDec == nil {
+		c.spareDec = packet.NewDecoder(c.v, c.cfg.MaxPacketSize)
+	} else {
+		c.spareDec.Reset(c.v, c.cfg.MaxPacketSize) // the last connection's: nothing refers to its stream
+	}
+	c.dec = c.spareDec
 	if c.clean {
 		c.discardSession() // [MQTT-3.1.2-4] [MQTT-3.1.2-6]
 	}

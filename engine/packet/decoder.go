@@ -13,7 +13,8 @@ package packet
 // decoded into a value the Decoder owns and re-fills at a later Next, so the
 // frequent packets cost no allocation: the returned packet is valid until the
 // next call to Feed or Next (see the package documentation, "Aliasing and
-// lifetime").
+// lifetime"). Reset readies a Decoder for a new stream, so one that outlives
+// its connection can serve the next without a fresh allocation.
 type Decoder struct {
 	v    Version
 	max  uint32
@@ -27,13 +28,12 @@ type Decoder struct {
 	own     owned // the values re-filled for the frequent packet types
 }
 
-// owned holds the Decoder's re-filled packet values, one per frequent type.
+// owned holds the Decoder's re-filled packet values: the PUBLISH, and one
+// acknowledgement that PUBACK, PUBREC, PUBREL and PUBCOMP (one layout, so
+// their pointer types convert) take turns in.
 type owned struct {
 	publish Publish
-	puback  Puback
-	pubrec  Pubrec
-	pubrel  Pubrel
-	pubcomp Pubcomp
+	ack     Puback
 }
 
 // NewDecoder returns a stream decoder. v==0 means unknown: the first packet
@@ -42,6 +42,21 @@ type owned struct {
 // maximum (268,435,455 + 5 bytes).
 func NewDecoder(v Version, maxPacketSize uint32) *Decoder {
 	return &Decoder{v: v, max: maxPacketSize}
+}
+
+// resetKeep is the largest buffer Reset keeps for the next stream: room for
+// the usual packets, while one huge packet's buffer is let go.
+const resetKeep = 4096
+
+// Reset makes d what NewDecoder(v, maxPacketSize) returns, for a new stream,
+// keeping the room of its buffer (up to resetKeep bytes). Everything Next
+// returned before, packets and the byte slices in them, is invalid after it.
+func (d *Decoder) Reset(v Version, maxPacketSize uint32) {
+	buf := d.buf[:0]
+	if cap(buf) > resetKeep {
+		buf = nil
+	}
+	*d = Decoder{v: v, max: maxPacketSize, buf: buf}
 }
 
 // Feed appends bytes received from the peer. It does not keep b. Packets
@@ -146,13 +161,13 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 	case PUBLISH:
 		p, err = &d.own.publish, decodePublish(d.v, flags, body, &d.own.publish)
 	case PUBACK:
-		p, err = &d.own.puback, decodeAckInto(d.v, t, body, &d.own.puback)
+		p, err = &d.own.ack, decodeAckInto(d.v, t, body, &d.own.ack)
 	case PUBREC:
-		p, err = &d.own.pubrec, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubrec))
+		p, err = (*Pubrec)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
 	case PUBREL:
-		p, err = &d.own.pubrel, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubrel))
+		p, err = (*Pubrel)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
 	case PUBCOMP:
-		p, err = &d.own.pubcomp, decodeAckInto(d.v, t, body, (*Puback)(&d.own.pubcomp))
+		p, err = (*Pubcomp)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
 	default:
 		p, err = decodeBody(d.v, t, flags, body)
 	}

@@ -110,3 +110,69 @@ func TestDecoderFrequentPacketsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderResetStartsAFreshStream leaves a Decoder in each state a
+// connection can end in (mid-packet, failed, with a learnt version) and
+// checks that after Reset it decodes a new stream exactly as a fresh
+// decoder does: the same packets, version and errors.
+func TestDecoderResetStartsAFreshStream(t *testing.T) {
+	connect, err := Append(nil, V5, &Connect{Version: V5, ClientID: "c", CleanStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	var frequent []byte
+	for range 50 {
+		if frequent, err = Append(frequent, V5, randomFrequent(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	endings := []struct {
+		name string
+		old  []byte
+	}{
+		{"mid-packet", frequent[:len(frequent)-1]},
+		{"failed", []byte{0xF0, 0x00}},          // reserved flags: a refused packet
+		{"oversized", []byte{0x30, 0xFF, 0x7F}}, // over the 64-byte maximum below
+		{"versioned", connect},
+	}
+	streams := []struct {
+		name string
+		v    Version
+		wire []byte
+	}{
+		{"connect then frequent", 0, append(append([]byte(nil), connect...), frequent...)},
+		{"v5 frequent", V5, frequent},
+		{"v3 before connect", 0, frequent},
+	}
+	for _, e := range endings {
+		ending, old := e.name, e.old
+		for _, s := range streams {
+			name := s.name
+			d := NewDecoder(V311, 64)
+			d.Feed(old)
+			for p, err := d.Next(); p != nil && err == nil; p, err = d.Next() {
+			}
+			d.Reset(s.v, 0)
+			fresh := NewDecoder(s.v, 0)
+			d.Feed(s.wire)
+			fresh.Feed(s.wire)
+			for i := 0; ; i++ {
+				got, gerr := d.Next()
+				want, werr := fresh.Next()
+				if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+					t.Fatalf("%s, %s: packet %d: error %v, fresh decoder %v", ending, name, i, gerr, werr)
+				}
+				if gerr != nil || want == nil {
+					if got != nil {
+						t.Fatalf("%s, %s: packet %d: %#v after the fresh decoder's end", ending, name, i, got)
+					}
+					break
+				}
+				if !Equal(got, want) || d.Version() != fresh.Version() {
+					t.Fatalf("%s, %s: packet %d\n got %#v (version %v)\nwant %#v (version %v)", ending, name, i, got, d.Version(), want, fresh.Version())
+				}
+			}
+		}
+	}
+}

@@ -39,14 +39,16 @@
 //     compacted and reused; they stay valid until the next call to Feed or
 //     Next. Copy what you keep.
 //   - Decoder, the packet itself: a PUBLISH, PUBACK, PUBREC, PUBREL or
-//     PUBCOMP returned by Next is a value the Decoder owns, one per type,
-//     overwritten by the next packet of that type, so the frequent packets
-//     cost no allocation. Treat every packet from Next as valid only until
+//     PUBCOMP returned by Next is a value the Decoder owns (one PUBLISH, and
+//     one acknowledgement the four ack types share), overwritten by a later
+//     packet, so the frequent packets cost no allocation. Treat every packet from Next as valid only until
 //     the next call to Feed or Next: use it, or copy the fields you keep,
 //     before decoding on. Strings and lists (User Properties, Subscription
 //     Identifiers, filters, reason codes) are fresh per packet and may be
 //     kept. The engine's client and broker never hold a decoded packet: they
 //     copy ids, topic and payload out in the handler.
+//   - Decoder.Reset starts a new stream: everything returned before is
+//     invalid.
 //   - Decode returns a fresh packet each time (only its byte slices alias
 //     buf).
 //   - DecodePublish overwrites every field of p.
