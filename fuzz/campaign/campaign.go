@@ -19,7 +19,11 @@ type campaign struct {
 	cfg         config
 	out         io.Writer
 	sched       *scheduler
-	targets     []string
+	targets     []target
+	byLabel     map[string]target
+	ceiling     int64 // execs/s per turn of the empty target; 0: not measured
+	maxTurns    int   // turns to start in all; 0: no limit
+	started     int   // turns started so far
 	start       time.Time
 	deadline    time.Time
 	turns       map[int]*turn
@@ -34,7 +38,7 @@ type campaign struct {
 // turn is one go test -fuzz process.
 type turn struct {
 	id      int
-	target  string
+	target  target
 	length  time.Duration
 	pgid    int
 	outcome turnOutcome
@@ -57,20 +61,29 @@ type targetStats struct {
 	last    int64 // last reported execs/s
 }
 
+// avg is the target's executions per second of fuzzing over all its turns.
+func (s *targetStats) avg() int64 {
+	if s.seconds == 0 {
+		return 0
+	}
+	return s.execs / s.seconds
+}
+
 // crasher is an input that makes a target fail.
 type crasher struct {
 	entry  string // FuzzX/HASH
 	file   string // where the corpus file is
 	known  bool   // it was already in the corpus (a replay failed)
-	target string
+	target target
 }
 
 // newCampaign prepares a campaign over targets.
-func newCampaign(cfg config, targets []string, out io.Writer) *campaign {
-	c := &campaign{cfg: cfg, out: out, sched: newScheduler(targets), targets: targets,
+func newCampaign(cfg config, targets []target, out io.Writer) *campaign {
+	c := &campaign{cfg: cfg, out: out, sched: newScheduler(labels(targets)), targets: targets, byLabel: make(map[string]target),
 		turns: make(map[int]*turn), msgs: make(chan turnMsg, 64), stats: make(map[string]*targetStats)}
 	for _, t := range targets {
-		c.stats[t] = &targetStats{}
+		c.byLabel[t.label] = t
+		c.stats[t.label] = &targetStats{}
 	}
 	return c
 }
@@ -80,7 +93,7 @@ func newCampaign(cfg config, targets []string, out io.Writer) *campaign {
 func (c *campaign) run(interrupts <-chan os.Signal) int {
 	c.start = time.Now()
 	c.deadline = c.start.Add(c.cfg.duration)
-	fmt.Fprintf(c.out, "campaign: %s for %v, turns of %v, %d at once: %s\n", c.cfg.pkg, c.cfg.duration, c.cfg.slice, c.cfg.parallel, strings.Join(c.targets, " "))
+	fmt.Fprintf(c.out, "campaign: %s for %v, turns of %v, %d at once: %s\n", strings.Join(c.cfg.pkgs, " "), c.cfg.duration, c.cfg.slice, c.cfg.parallel, strings.Join(labels(c.targets), " "))
 	c.fill()
 	tick := time.NewTicker(c.cfg.progress)
 	defer tick.Stop()
@@ -109,23 +122,23 @@ func (c *campaign) run(interrupts <-chan os.Signal) int {
 
 // fill starts turns while slots, time and targets are left.
 func (c *campaign) fill() {
-	for len(c.turns) < c.cfg.parallel {
+	for len(c.turns) < c.cfg.parallel && (c.maxTurns == 0 || c.started < c.maxTurns) {
 		d := turnLength(c.cfg.slice, time.Until(c.deadline))
-		target, ok := c.sched.next()
+		label, ok := c.sched.next()
 		if d == 0 || !ok {
 			return
 		}
-		if err := c.startTurn(target, d); err != nil {
-			c.failures = append(c.failures, fmt.Sprintf("%s: cannot start go test: %v", target, err))
-			c.sched.start(target, 0)
-			c.sched.finish(target, true)
+		if err := c.startTurn(c.byLabel[label], d); err != nil {
+			c.failures = append(c.failures, fmt.Sprintf("%s: cannot start go test: %v", label, err))
+			c.sched.start(label, 0)
+			c.sched.finish(label, true)
 		}
 	}
 }
 
 // startTurn starts one go test -fuzz process and the goroutine that reads
 // its output.
-func (c *campaign) startTurn(target string, d time.Duration) error {
+func (c *campaign) startTurn(target target, d time.Duration) error {
 	cmd := turnCommand(c.cfg, target, d)
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -139,10 +152,11 @@ func (c *campaign) startTurn(target string, d time.Duration) error {
 	}
 	w.Close()
 	c.nextID++
+	c.started++
 	t := &turn{id: c.nextID, target: target, length: d, pgid: cmd.Process.Pid}
 	c.turns[t.id] = t
-	c.sched.start(target, d)
-	fmt.Fprintf(c.out, "%s start %s for %v\n", c.clock(), target, d)
+	c.sched.start(target.label, d)
+	fmt.Fprintf(c.out, "%s start %s for %v\n", c.clock(), target.label, d)
 	go func() {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -160,16 +174,14 @@ func (c *campaign) handle(m turnMsg) {
 	t := c.turns[m.id]
 	if !m.done {
 		l := t.outcome.add(m.line)
-		if (l.kind == lineCrasher || l.kind == lineSeedFail) && !c.known(l.entry) {
-			// Two turns of one target may find the same input: list it once.
-			c.found = append(c.found, crasher{entry: l.entry, file: c.file(l.entry), known: l.kind == lineSeedFail, target: t.target})
-			fmt.Fprintf(c.out, "%s CRASHER %s: %s\n    reproduce: %s\n", c.clock(), t.target, c.file(l.entry), reproduce(c.cfg.pkg, l.entry))
+		if l.kind == lineCrasher || l.kind == lineSeedFail {
+			c.record(t.target, l)
 		}
 		return
 	}
 	delete(c.turns, m.id)
 	o := &t.outcome
-	s := c.stats[t.target]
+	s := c.stats[t.target.label]
 	s.turns++
 	s.seconds += o.elapsed
 	s.execs += o.execs
@@ -180,16 +192,27 @@ func (c *campaign) handle(m turnMsg) {
 	broken := m.err != nil && len(o.crashers) == 0 && o.seedFail == "" && !c.interrupted
 	if broken {
 		c.failures = append(c.failures, fmt.Sprintf("%s: go test failed (%v) without a crasher; last output:\n    %s",
-			t.target, m.err, strings.Join(o.tail, "\n    ")))
+			t.target.label, m.err, strings.Join(o.tail, "\n    ")))
 	}
 	retire := len(o.crashers) > 0 || o.seedFail != "" || broken
-	c.sched.finish(t.target, retire)
-	fmt.Fprintf(c.out, "%s end %s: %s\n", c.clock(), t.target, turnSummary(o, m.err))
+	c.sched.finish(t.target.label, retire)
+	fmt.Fprintf(c.out, "%s end %s: %s\n", c.clock(), t.target.label, turnSummary(o, m.err))
 }
 
-// known reports whether a crasher was already recorded.
-func (c *campaign) known(entry string) bool {
-	return slices.ContainsFunc(c.found, func(f crasher) bool { return f.entry == entry })
+// record lists a crasher a turn of t reported; two turns of one target may
+// find the same input, so it is listed once.
+func (c *campaign) record(t target, l fuzzLine) {
+	file := corpusFile(t, l.entry)
+	if c.known(file) {
+		return
+	}
+	c.found = append(c.found, crasher{entry: l.entry, file: file, known: l.kind == lineSeedFail, target: t})
+	fmt.Fprintf(c.out, "%s CRASHER %s: %s\n    reproduce: %s\n", c.clock(), t.label, file, reproduce(t.pkg, l.entry))
+}
+
+// known reports whether a crasher file was already recorded.
+func (c *campaign) known(file string) bool {
+	return slices.ContainsFunc(c.found, func(f crasher) bool { return f.file == file })
 }
 
 // turnSummary describes how a turn ended.
@@ -237,7 +260,7 @@ func (c *campaign) printProgress() {
 		t := c.turns[id]
 		o := &t.outcome
 		fmt.Fprintf(c.out, "%s %s: %d execs/s, %d execs, %d new interesting, %d crasher(s) found so far\n",
-			c.clock(), t.target, o.rate, o.execs, o.newCov, len(c.found))
+			c.clock(), t.target.label, o.rate, o.execs, o.newCov, len(c.found))
 	}
 }
 
@@ -246,24 +269,31 @@ func (c *campaign) clock() string {
 	return fmt.Sprintf("[%v/%v]", time.Since(c.start).Truncate(time.Second), c.cfg.duration)
 }
 
-// file is the path of a corpus entry "FuzzX/HASH".
-func (c *campaign) file(entry string) string {
-	return filepath.Join(c.cfg.dir, c.cfg.pkg, "testdata", "fuzz", filepath.FromSlash(entry))
+// corpusFile is the path of a corpus entry "FuzzX/HASH" of t's package.
+func corpusFile(t target, entry string) string {
+	return filepath.Join(t.dir, "testdata", "fuzz", filepath.FromSlash(entry))
 }
 
 // summary prints the per-target table, the crashers with their commands,
 // and the failures.
 func (c *campaign) summary() {
 	fmt.Fprintf(c.out, "\ncampaign summary after %v%s:\n", time.Since(c.start).Truncate(time.Second), map[bool]string{true: " (interrupted)"}[c.interrupted])
+	if c.ceiling > 0 {
+		fmt.Fprintf(c.out, "ceiling: %d execs/s per turn (an empty target, %d turn(s) at once, one worker each)\n", c.ceiling, c.cfg.parallel)
+	}
 	tw := tabwriter.NewWriter(c.out, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tturns\tfuzz s\texecs\tavg execs/s\tlast execs/s\tnew interesting\t")
+	fmt.Fprint(tw, "target\tturns\tfuzz s\texecs\tavg execs/s\tlast execs/s\tnew interesting\t")
+	if c.ceiling > 0 {
+		fmt.Fprint(tw, "of ceiling\t")
+	}
+	fmt.Fprintln(tw)
 	for _, t := range c.targets {
-		s := c.stats[t]
-		avg := int64(0)
-		if s.seconds > 0 {
-			avg = s.execs / s.seconds
+		s := c.stats[t.label]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t", t.label, s.turns, s.seconds, s.execs, s.avg(), s.last, s.newCov)
+		if c.ceiling > 0 {
+			fmt.Fprintf(tw, "%d%%\t", s.avg()*100/c.ceiling)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", t, s.turns, s.seconds, s.execs, avg, s.last, s.newCov)
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	if len(c.found) == 0 {
@@ -274,7 +304,7 @@ func (c *campaign) summary() {
 		if f.known {
 			what = "corpus entry that still fails"
 		}
-		fmt.Fprintf(c.out, "CRASHER %s (%s): %s\n    reproduce: %s\n", f.entry, what, f.file, reproduce(c.cfg.pkg, f.entry))
+		fmt.Fprintf(c.out, "CRASHER %s (%s): %s\n    reproduce: %s\n", f.entry, what, f.file, reproduce(f.target.pkg, f.entry))
 	}
 	for _, f := range c.failures {
 		fmt.Fprintln(c.out, "FAILED", f)

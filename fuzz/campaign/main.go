@@ -1,27 +1,41 @@
 // Command campaign runs the native fuzz targets of the lab for a long time:
-// every Fuzz target of the fuzz package in turns of -slice, several turns
-// at once over -parallel worker slots, for -duration in all.
+// every Fuzz target of the packages matched by -pkg (default ./fuzz/...,
+// expanded with go list: the fuzz package and fuzz/codec) in turns of
+// -slice, several turns at once over -parallel worker slots, for -duration
+// in all. A target is named by its function name, or by package.name when
+// two packages have a target of that name; -targets matches either form.
 //
 // Each turn is
 //
-//	go test ./fuzz -run='^$' -fuzz='^Target$' -fuzztime=SLICE -parallel=1
+//	go test ./PKG -run='^$' -fuzz='^Target$' -fuzztime=SLICE -parallel=1
 //
 // The campaign parses Go's fuzz output to show progress (target, execs/s,
 // new interesting inputs, crashers). Go's fuzzer minimizes a crasher and
-// writes it to fuzz/testdata/fuzz/<Target>/<hash> itself; the campaign
-// leaves it there, so plain `go test ./fuzz` replays it from then on, stops
+// writes it to PKG/testdata/fuzz/<Target>/<hash> itself; the campaign
+// leaves it there, so plain `go test ./PKG` replays it from then on, stops
 // giving that target turns, and lists every crasher at the end with the
 // command that reproduces it. Ctrl-C (or SIGTERM) is forwarded to the
 // running turns, which stop cleanly, and the summary is printed; a second
 // Ctrl-C kills them.
 //
-// Exit status: 0 nothing found, 1 a crasher or a failing turn, 2 bad flags
-// or the targets could not be listed, 130 interrupted.
+// -ceiling D first measures the machine's limit: it writes a throwaway
+// module with an empty fuzz target to a temporary directory and fuzzes it
+// for D exactly as the campaign runs its turns (-parallel turns at once,
+// one worker each). The summary prints that rate beside each target's and
+// each target's share of it. Go's fuzzer costs the same per execution for
+// any target of a binary of that size, so no target runs faster; a bigger
+// test binary (more instrumented packages) lowers the limit further.
+// -ceiling D -duration 0 measures the ceiling alone.
+//
+// Exit status: 0 nothing found, 1 a crasher or a failing turn (the
+// ceiling's included), 2 bad flags or the targets could not be listed, 130
+// interrupted.
 //
 // Usage:
 //
 //	go run ./fuzz/campaign [-duration 1h] [-slice 5m] [-parallel N]
 //	    [-targets REGEXP] [-cache DIR] [-canary] [-progress 30s] [-minimize 5s]
+//	    [-ceiling 20s] [-pkg ./fuzz/...,./other/...]
 package main
 
 import (
@@ -66,7 +80,8 @@ type config struct {
 	canary   bool
 	progress time.Duration
 	minimize time.Duration // -fuzzminimizetime of each turn; 0 keeps Go's (60s)
-	pkg      string        // the package of the targets, as go test names it
+	ceiling  time.Duration // how long to fuzz the empty target first; 0: not at all
+	pkgs     []string      // package patterns holding the targets, as go list takes them
 	dir      string        // where go runs (the module root)
 	goCmd    string
 }
@@ -88,17 +103,32 @@ func run(args []string, stdout, stderr io.Writer, interrupts <-chan os.Signal) i
 		fmt.Fprintln(stderr, "campaign:", err)
 		return exitUsage
 	}
-	listed, err := listTargets(cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, "campaign:", err)
-		return exitUsage
+	var targets []target
+	if cfg.duration > 0 {
+		listed, err := listTargets(cfg)
+		if err != nil {
+			fmt.Fprintln(stderr, "campaign:", err)
+			return exitUsage
+		}
+		targets = selectTargets(listed, cfg.targets.MatchString, cfg.canary)
+		if len(targets) == 0 {
+			fmt.Fprintf(stderr, "campaign: no fuzz target of %s matches %q (listed: %s)\n", strings.Join(cfg.pkgs, " "), cfg.targets, strings.Join(labels(listed), " "))
+			return exitUsage
+		}
 	}
-	targets := selectTargets(listed, cfg.targets.MatchString, cfg.canary)
-	if len(targets) == 0 {
-		fmt.Fprintf(stderr, "campaign: no fuzz target of %s matches %q (listed: %s)\n", cfg.pkg, cfg.targets, strings.Join(listed, " "))
-		return exitUsage
+	var ceiling int64
+	if cfg.ceiling > 0 {
+		rate, code := measureCeiling(cfg, stdout, interrupts)
+		if code != exitOK {
+			return code
+		}
+		ceiling = rate
+	}
+	if cfg.duration == 0 {
+		return exitOK
 	}
 	c := newCampaign(cfg, targets, stdout)
+	c.ceiling = ceiling
 	return c.run(interrupts)
 }
 
@@ -115,7 +145,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&cfg.canary, "canary", false, "include "+canaryTarget+", which fails on purpose: proves crashers are reported and saved")
 	fs.DurationVar(&cfg.progress, "progress", 30*time.Second, "interval of the progress lines")
 	fs.DurationVar(&cfg.minimize, "minimize", 0, "time Go may spend minimizing each new input (0: Go's default, 60s; slow targets stall meanwhile)")
-	fs.StringVar(&cfg.pkg, "pkg", "./fuzz", "package holding the fuzz targets")
+	pkgs := fs.String("pkg", "./fuzz/...", "comma-separated package patterns holding the fuzz targets")
+	fs.DurationVar(&cfg.ceiling, "ceiling", 0, "first fuzz an empty target in a throwaway module for this long, the machine's limit, and print each target's share of it (0: skip; with -duration 0: only this)")
 	fs.StringVar(&cfg.dir, "dir", ".", "directory go runs in (the module root)")
 	fs.StringVar(&cfg.goCmd, "go", "go", "the go command")
 	if err := fs.Parse(args); err != nil {
@@ -129,7 +160,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, fmt.Errorf("-targets: %w", err)
 	}
 	cfg.targets = re
+	for _, p := range strings.Split(*pkgs, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.pkgs = append(cfg.pkgs, p)
+		}
+	}
 	switch {
+	case len(cfg.pkgs) == 0:
+		return cfg, fmt.Errorf("-pkg %q names no package", *pkgs)
+	case cfg.ceiling != 0 && cfg.ceiling < minTurn:
+		return cfg, fmt.Errorf("-ceiling %v is shorter than one turn (%v)", cfg.ceiling, minTurn)
+	case cfg.duration == 0 && cfg.ceiling > 0:
+		// Only the ceiling.
 	case cfg.duration < minTurn:
 		return cfg, fmt.Errorf("-duration %v is shorter than one turn (%v)", cfg.duration, minTurn)
 	case cfg.slice < minTurn:
@@ -151,17 +193,6 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return cfg, nil
 }
 
-// listTargets runs `go test -list '^Fuzz'` on the package.
-func listTargets(cfg config) ([]string, error) {
-	cmd := exec.Command(cfg.goCmd, "test", "-list", "^Fuzz", cfg.pkg)
-	cmd.Dir = cfg.dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return nil, fmt.Errorf("listing the fuzz targets of %s: %w\n%s", cfg.pkg, err, out)
-	}
-	return parseList(string(out)), nil
-}
-
 // splitLines splits output into lines without their line ends.
 func splitLines(s string) []string {
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
@@ -172,8 +203,8 @@ func splitLines(s string) []string {
 }
 
 // turnCommand builds the go test command of one turn.
-func turnCommand(cfg config, target string, d time.Duration) *exec.Cmd {
-	args := []string{"test", cfg.pkg, "-run=^$", "-fuzz=^" + target + "$", "-fuzztime=" + d.String(), "-parallel=1"}
+func turnCommand(cfg config, t target, d time.Duration) *exec.Cmd {
+	args := []string{"test", t.pkg, "-run=^$", "-fuzz=^" + t.name + "$", "-fuzztime=" + d.String(), "-parallel=1"}
 	if cfg.minimize > 0 {
 		args = append(args, "-fuzzminimizetime="+cfg.minimize.String())
 	}

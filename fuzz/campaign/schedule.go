@@ -80,29 +80,3 @@ func turnLength(slice, left time.Duration) time.Duration {
 	}
 	return d
 }
-
-// selectTargets keeps the listed targets that match the pattern; the
-// canary target only with canary on.
-func selectTargets(listed []string, match func(string) bool, canary bool) []string {
-	var out []string
-	for _, t := range listed {
-		if t == canaryTarget && !canary {
-			continue
-		}
-		if match(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// parseList reads the target names out of `go test -list` output.
-func parseList(out string) []string {
-	var names []string
-	for _, line := range splitLines(out) {
-		if fuzzNameRE.MatchString(line) {
-			names = append(names, line)
-		}
-	}
-	return names
-}
