@@ -38,9 +38,9 @@ const (
 // lost by a crash until a later synced Persist.
 type Persist struct {
 	Op    PersistOp
+	Sync  bool
 	Key   string
 	Value []byte
-	Sync  bool
 }
 
 // SetTimer asks for TimerFired at time At. Setting an id again moves it.

@@ -56,33 +56,40 @@ type UserProperty struct {
 // SubscriptionIDs and User are present when non-empty, in wire order.
 //
 // Byte-slice fields alias the decoder's input, like Publish.Topic.
+//
+// The fields are grouped by size, largest first, so the struct carries no
+// padding: every PUBLISH and acknowledgement embeds one.
 type Properties struct {
 	Present PropSet
 
+	ContentType      string
+	ResponseTopic    string
+	AssignedClientID string
+	AuthMethod       string
+	ResponseInfo     string
+	ServerReference  string
+	ReasonString     string
+
+	CorrelationData []byte
+	SubscriptionIDs []uint32
+	AuthData        []byte
+	User            []UserProperty
+
+	MessageExpiry     uint32
+	SessionExpiry     uint32
+	WillDelay         uint32
+	MaximumPacketSize uint32
+
+	ServerKeepAlive   uint16
+	ReceiveMaximum    uint16
+	TopicAliasMaximum uint16
+	TopicAlias        uint16
+
 	PayloadFormat       byte
-	MessageExpiry       uint32
-	ContentType         string
-	ResponseTopic       string
-	CorrelationData     []byte
-	SubscriptionIDs     []uint32
-	SessionExpiry       uint32
-	AssignedClientID    string
-	ServerKeepAlive     uint16
-	AuthMethod          string
-	AuthData            []byte
 	RequestProblemInfo  byte
-	WillDelay           uint32
 	RequestResponseInfo byte
-	ResponseInfo        string
-	ServerReference     string
-	ReasonString        string
-	ReceiveMaximum      uint16
-	TopicAliasMaximum   uint16
-	TopicAlias          uint16
 	MaximumQoS          byte
 	RetainAvailable     byte
-	User                []UserProperty
-	MaximumPacketSize   uint32
 	WildcardSubAvail    byte
 	SubIDAvailable      byte
 	SharedSubAvailable  byte

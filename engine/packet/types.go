@@ -79,8 +79,8 @@ type Publish struct {
 	Dup      bool
 	QoS      QoS
 	Retain   bool
-	Topic    []byte
 	PacketID uint16 // zero for QoS 0
+	Topic    []byte
 	Props    Properties
 	Payload  []byte
 }
