@@ -84,9 +84,9 @@ const (
 type Complete struct {
 	Cmd     CmdID
 	Result  Result
+	Session bool // CONNACK Session Present
 	Err     error
 	Reasons []packet.ReasonCode // SUBACK/UNSUBACK codes, CONNACK reason
-	Session bool                // CONNACK Session Present
 }
 
 func (Dial) isAction()        {}
