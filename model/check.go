@@ -8,36 +8,40 @@ type Options struct {
 	Only Set
 }
 
-// checkFunc is one invariant's checker: a pure pass over the history.
-type checkFunc func(h *History) []Violation
+// checkFunc is one invariant's checker: a pure pass over the indexed
+// history.
+type checkFunc func(x *index) []Violation
 
 // checks maps each plain invariant to its checker, in declaration order.
 var checks = [...]struct {
 	inv Invariant
 	fn  checkFunc
 }{
-	{NoLoss, CheckNoLoss},
-	{QoS2ExactlyOnce, CheckQoS2ExactlyOnce},
-	{PubrelAnswered, CheckPubrelAnswered},
-	{SendQuota, CheckSendQuota},
-	{Order, CheckOrder},
-	{NoStuck, CheckNoStuck},
+	{NoLoss, checkNoLoss},
+	{QoS2ExactlyOnce, checkQoS2ExactlyOnce},
+	{PubrelAnswered, checkPubrelAnswered},
+	{SendQuota, checkSendQuota},
+	{Order, checkOrder},
+	{NoStuck, checkNoStuck},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check
 // runs them in one shared tracker pass.
 var tracked = [...]struct {
 	inv Invariant
-	new func() trackedCheck
+	new func(x *index) trackedCheck
 }{
-	{Retransmit, func() trackedCheck { return &retransmitCheck{} }},
-	{PacketIDUnique, func() trackedCheck { return &packetIDCheck{} }},
-	{SessionPresent, func() trackedCheck { return &sessionPresentCheck{mustClose: map[string]int{}} }},
+	{Retransmit, func(*index) trackedCheck { return &retransmitCheck{} }},
+	{PacketIDUnique, func(*index) trackedCheck { return &packetIDCheck{} }},
+	{SessionPresent, func(x *index) trackedCheck { return newSessionPresentCheck(x) }},
 }
 
 // Check runs every selected invariant check over h and returns the
 // violations sorted by step (then invariant, node, reason), deterministically.
-func Check(h History, opts Options) []Violation {
+func Check(h History, opts Options) []Violation { return check(newIndex(&h), opts) }
+
+// check is Check on an indexed history.
+func check(x *index, opts Options) []Violation {
 	want := opts.Only
 	if want == 0 {
 		want = All()
@@ -45,17 +49,17 @@ func Check(h History, opts Options) []Violation {
 	var out []Violation
 	for _, c := range checks {
 		if want.Has(c.inv) {
-			out = append(out, c.fn(&h)...)
+			out = append(out, c.fn(x)...)
 		}
 	}
 	var tcs []trackedCheck
 	for _, c := range tracked {
 		if want.Has(c.inv) {
-			tcs = append(tcs, c.new())
+			tcs = append(tcs, c.new(x))
 		}
 	}
 	if len(tcs) > 0 {
-		out = append(out, runTracked(&h, tcs...)...)
+		out = append(out, runTracked(x, tcs...)...)
 	}
 	sortViolations(out)
 	return out
@@ -64,7 +68,8 @@ func Check(h History, opts Options) []Violation {
 // CheckPromised returns only the violations of invariants that p promises
 // under the faults h shows.
 func CheckPromised(h History, p Policy) []Violation {
-	return Check(h, Options{Only: Promises(p, FaultsOf(h))})
+	x := newIndex(&h)
+	return check(x, Options{Only: Promises(p, faultsOf(x))})
 }
 
 // sortViolations orders violations by step, invariant, node and reason.
@@ -90,14 +95,4 @@ func lastStep(h *History) int {
 		return 0
 	}
 	return len(h.Events) - 1
-}
-
-// livenessStart returns the index of the LivenessStart event, or -1.
-func livenessStart(h *History) int {
-	for i := range h.Events {
-		if h.Events[i].Kind == LivenessStart {
-			return i
-		}
-	}
-	return -1
 }

@@ -15,32 +15,36 @@ import "fmt"
 // their Msg id, unique per history. The lab's broker sends one copy per
 // client even with overlapping subscriptions, so a second copy at QoS 2 is a
 // duplicate.
-func CheckQoS2ExactlyOnce(h *History) []Violation {
-	accepted := map[string]bool{}
-	pubQoS1 := map[string]bool{} // published at QoS 1: the publisher's resends may repeat it
-	for i := range h.Events {
-		e := &h.Events[i]
+func CheckQoS2ExactlyOnce(h *History) []Violation { return checkQoS2ExactlyOnce(newIndex(h)) }
+
+// Flags of a message in checkQoS2ExactlyOnce's first pass.
+const (
+	msgPublished uint8 = 1 << iota // accepted, or sent by a client
+	msgPubQoS1                     // published at QoS 1: the publisher's resends may repeat it
+)
+
+func checkQoS2ExactlyOnce(x *index) []Violation {
+	flags := make([]uint8, len(x.msgs))
+	for i := range x.h.Events {
+		e := &x.h.Events[i]
 		switch {
 		case e.Kind == Accepted:
-			accepted[e.Msg] = true
-			pubQoS1[e.Msg] = pubQoS1[e.Msg] || e.QoS == 1
-		case e.Kind == Sent && e.Node != BrokerNode && e.Packet.Type == PUBLISH:
-			accepted[e.Packet.Msg] = true
-			pubQoS1[e.Packet.Msg] = pubQoS1[e.Packet.Msg] || e.Packet.QoS == 1
+			flags[x.ev[i].msg] |= published(e.QoS)
+		case e.Kind == Sent && x.ev[i].node != brokerID && e.Packet.Type == PUBLISH:
+			flags[x.ev[i].msg] |= published(e.Packet.QoS)
 		}
 	}
-	type seen struct {
-		step   int
-		strict bool // some delivery was at QoS 0 or 2
-	}
-	first := map[[2]string]*seen{}
+	// first holds, per subscriber and message, 2*step+1 of the first
+	// delivery, plus 1 once some delivery was at QoS 0 or 2 (strict).
+	first := x.newPairs()
 	var out []Violation
-	for i := range h.Events {
-		e := &h.Events[i]
+	for i := range x.h.Events {
+		e := &x.h.Events[i]
 		if e.Kind != Delivered {
 			continue
 		}
-		if !accepted[e.Msg] {
+		d := &x.ev[i]
+		if flags[d.msg]&msgPublished == 0 {
 			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
 				Reason: fmt.Sprintf("delivered msg %q on %q that no client published (created)", e.Msg, e.Topic)})
 			continue
@@ -48,18 +52,34 @@ func CheckQoS2ExactlyOnce(h *History) []Violation {
 		// A QoS 1 publish downgraded to a QoS 0 subscription may arrive
 		// twice: the broker treats the publisher's resend as a new message
 		// [MQTT-4.3.2-5], and forwards each copy once.
-		strict := e.QoS == 2 || (e.QoS == 0 && !pubQoS1[e.Msg])
-		k := [2]string{e.Node, e.Msg}
-		s, ok := first[k]
-		if !ok {
-			first[k] = &seen{step: i, strict: strict}
+		strict := e.QoS == 2 || (e.QoS == 0 && flags[d.msg]&msgPubQoS1 == 0)
+		v := first.get(d.node, d.msg)
+		if v == 0 {
+			first.set(d.node, d.msg, 2*int32(i)+1+b2i(strict))
 			continue
 		}
-		if strict || s.strict {
+		if strict || v&1 == 0 {
 			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
-				Reason: fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, s.step)})
+				Reason: fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, (v-1)/2)})
 		}
-		s.strict = s.strict || strict
+		if strict && v&1 != 0 {
+			first.set(d.node, d.msg, v+1)
+		}
 	}
 	return out
+}
+
+// published returns the flags of a message published at qos.
+func published(qos uint8) uint8 {
+	if qos == 1 {
+		return msgPublished | msgPubQoS1
+	}
+	return msgPublished
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }

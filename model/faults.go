@@ -73,15 +73,42 @@ func Roles(h History) map[string]Role {
 	return roles
 }
 
-// faultScan is the per-node state FaultsOf keeps while scanning.
+// rolesOf is Roles by node id.
+func rolesOf(x *index) []Role {
+	roles := make([]Role, len(x.nodes))
+	roles[brokerID] = RoleBroker
+	for i := range x.h.Events {
+		e := &x.h.Events[i]
+		switch {
+		case e.Kind == Accepted:
+			roles[x.ev[i].node] |= RolePublisher
+		case e.Kind == Subscribed || e.Kind == Delivered:
+			roles[x.ev[i].node] |= RoleSubscriber
+		case e.Kind == Received && x.ev[i].node != brokerID && e.Packet.Type == PUBLISH:
+			roles[x.ev[i].node] |= RoleSubscriber
+		}
+	}
+	return roles
+}
+
+// nodeFaults is what FaultsOf keeps of one node while scanning.
+type nodeFaults struct {
+	role       Role
+	unacked    int             // accepted QoS>=1 msgs not yet acknowledged (in faultScan.unacked)
+	undeliv    int             // received PUBLISH msgs not yet delivered (in faultScan.undeliv)
+	undelivGen int32           // the mark of this node's live entries in faultScan.undeliv
+	pubrecSent map[uint16]bool // id -> PUBREC sent since the last QoS2 PUBLISH of that id
+	window     map[uint16]bool // ids delivered, PUBREC not yet sent
+	connects   bool            // sent a CONNECT whose connection has not been seen to end
+}
+
+// faultScan is the state FaultsOf keeps while scanning.
 type faultScan struct {
-	roles      map[string]Role
-	unacked    map[string]map[string]bool   // publisher -> accepted, unacknowledged msgs
-	undeliv    map[string]map[string]bool   // node -> received PUBLISH msgs not yet delivered
-	qos2ID     map[string]map[string]uint16 // node -> msg -> id of its last received QoS2 PUBLISH
-	pubrecSent map[string]map[uint16]bool   // node -> id -> PUBREC sent since that PUBLISH
-	window     map[string]map[uint16]bool   // node -> ids delivered, PUBREC not yet sent
-	connects   map[string]bool              // node -> sent a CONNECT whose connection has not been seen to end
+	x       *index
+	nodes   []nodeFaults
+	unacked pairs // publisher, msg -> 1 while accepted and unacknowledged
+	undeliv pairs // node, msg -> the node's undelivGen while received and not yet delivered
+	qos2ID  pairs // node, msg -> 1 + id of its last received QoS2 PUBLISH
 }
 
 // FaultsOf derives the faults of a history. A lost connection is a client's
@@ -91,51 +118,58 @@ type faultScan struct {
 // a connection loss of its own. A clean stop (Crash at CrashStop) counts as
 // a crash of a client, whose memory it loses; the broker's stops are
 // counted apart, in BrokerStops.
-func FaultsOf(h History) Faults {
-	s := faultScan{
-		roles:      Roles(h),
-		unacked:    map[string]map[string]bool{},
-		undeliv:    map[string]map[string]bool{},
-		qos2ID:     map[string]map[string]uint16{},
-		pubrecSent: map[string]map[uint16]bool{},
-		window:     map[string]map[uint16]bool{},
-		connects:   map[string]bool{},
+func FaultsOf(h History) Faults { return faultsOf(newIndex(&h)) }
+
+func faultsOf(x *index) Faults {
+	s := faultScan{x: x, nodes: make([]nodeFaults, len(x.nodes)),
+		unacked: x.newPairs(), undeliv: x.newPairs(), qos2ID: x.newPairs()}
+	for id, r := range rolesOf(x) {
+		s.nodes[id] = nodeFaults{role: r, undelivGen: 1}
 	}
 	var f Faults
-	for i := range h.Events {
-		s.step(&f, i, &h.Events[i])
+	for i := range x.h.Events {
+		s.step(&f, i, &x.h.Events[i])
 	}
 	return f
 }
 
 func (s *faultScan) step(f *Faults, i int, e *Event) {
-	role := s.roles[e.Node]
+	d := &s.x.ev[i]
+	n := &s.nodes[d.node]
+	role := n.role
 	switch e.Kind {
 	case Accepted:
-		if e.QoS >= 1 {
-			inner(s.unacked, e.Node)[e.Msg] = true
+		if e.QoS >= 1 && s.unacked.get(d.node, d.msg) == 0 {
+			s.unacked.set(d.node, d.msg, 1)
+			n.unacked++
 		}
 	case Acknowledged:
-		delete(s.unacked[e.Node], e.Msg)
+		if s.unacked.get(d.node, d.msg) != 0 {
+			s.unacked.set(d.node, d.msg, 0)
+			n.unacked--
+		}
 	case Received:
-		s.received(e)
+		s.received(n, e, d)
 	case Sent:
 		switch e.Packet.Type {
 		case PUBREC:
-			delete(s.window[e.Node], e.Packet.ID)
-			innerID(s.pubrecSent, e.Node)[e.Packet.ID] = true
-		case CONNECT:
-			if s.connects[e.Node] {
-				s.connLost(f, e.Node, role) // a reconnect: the last connection ended unseen
+			delete(n.window, e.Packet.ID)
+			if n.pubrecSent == nil {
+				n.pubrecSent = map[uint16]bool{}
 			}
-			s.connects[e.Node] = true
+			n.pubrecSent[e.Packet.ID] = true
+		case CONNECT:
+			if n.connects {
+				s.connLost(f, n) // a reconnect: the last connection ended unseen
+			}
+			n.connects = true
 		case DISCONNECT:
-			delete(s.connects, e.Node)
+			n.connects = false
 		}
 	case Delivered:
-		s.delivered(e)
+		s.delivered(n, e, d)
 	case Crash:
-		s.crash(f, i, e, role)
+		s.crash(f, i, e, n)
 	case Restart:
 		if role&RolePublisher != 0 {
 			f.PublisherRestarts++
@@ -148,55 +182,60 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 	case Partition:
 		f.Partitions++
 	case ConnClosed:
-		if s.connects[e.Node] {
-			s.connLost(f, e.Node, role)
+		if n.connects {
+			s.connLost(f, n)
 		}
-		delete(s.connects, e.Node)
+		n.connects = false
 	case LivenessStart:
 		f.LivenessRan = true
 	}
 }
 
-// connLost counts the end of a connection of node.
-func (s *faultScan) connLost(f *Faults, node string, role Role) {
+// connLost counts the end of a connection of node n.
+func (s *faultScan) connLost(f *Faults, n *nodeFaults) {
 	f.ConnLosses++
-	if role&RoleSubscriber != 0 {
+	if n.role&RoleSubscriber != 0 {
 		f.SubscriberConnLosses++
 	}
-	if role&RolePublisher != 0 && len(s.unacked[node]) > 0 {
+	if n.role&RolePublisher != 0 && n.unacked > 0 {
 		f.PublisherConnLosses++
 	}
 }
 
-func (s *faultScan) received(e *Event) {
+func (s *faultScan) received(n *nodeFaults, e *Event, d *evIDs) {
 	p := &e.Packet
 	if p.Type != PUBLISH || p.QoS == 0 || p.Msg == "" {
 		return
 	}
-	inner(s.undeliv, e.Node)[p.Msg] = true
+	if s.undeliv.get(d.node, d.msg) != n.undelivGen {
+		s.undeliv.set(d.node, d.msg, n.undelivGen)
+		n.undeliv++
+	}
 	if p.QoS == 2 {
-		m, ok := s.qos2ID[e.Node]
-		if !ok {
-			m = map[string]uint16{}
-			s.qos2ID[e.Node] = m
-		}
-		m[p.Msg] = p.ID
-		delete(s.pubrecSent[e.Node], p.ID)
+		s.qos2ID.set(d.node, d.msg, int32(p.ID)+1)
+		delete(n.pubrecSent, p.ID)
 	}
 }
 
-func (s *faultScan) delivered(e *Event) {
-	delete(s.undeliv[e.Node], e.Msg)
+func (s *faultScan) delivered(n *nodeFaults, e *Event, d *evIDs) {
+	if s.undeliv.get(d.node, d.msg) == n.undelivGen {
+		s.undeliv.set(d.node, d.msg, 0)
+		n.undeliv--
+	}
 	if e.QoS != 2 {
 		return
 	}
-	id, ok := s.qos2ID[e.Node][e.Msg]
-	if ok && !s.pubrecSent[e.Node][id] {
-		innerID(s.window, e.Node)[id] = true
+	id := s.qos2ID.get(d.node, d.msg)
+	if id != 0 && !n.pubrecSent[uint16(id-1)] {
+		if n.window == nil {
+			n.window = map[uint16]bool{}
+		}
+		n.window[uint16(id-1)] = true
 	}
 }
 
-func (s *faultScan) crash(f *Faults, i int, e *Event, role Role) {
+func (s *faultScan) crash(f *Faults, i int, e *Event, n *nodeFaults) {
+	role := n.role
 	f.Crashes = append(f.Crashes, CrashFault{Step: i, Node: e.Node, Role: role, Point: e.Point})
 	switch e.Point {
 	case CrashInCallbackPre:
@@ -216,42 +255,23 @@ func (s *faultScan) crash(f *Faults, i int, e *Event, role Role) {
 	}
 	if role&RolePublisher != 0 {
 		f.PublisherCrashes++
-		if len(s.unacked[e.Node]) > 0 {
+		if n.unacked > 0 {
 			f.PublisherCrashesUnacked++
 		}
 	}
 	if role&RoleSubscriber != 0 {
 		f.SubscriberCrashes++
-		if len(s.undeliv[e.Node]) > 0 {
+		if n.undeliv > 0 {
 			f.SubscriberMidDelivery++
 		}
 	}
-	if len(s.window[e.Node]) > 0 {
+	if len(n.window) > 0 {
 		f.QoS2WindowCrashes++
 	}
 	// A crash ends every in-progress delivery and window of the node, and
 	// its connection (counted as lost only through ConnClosed).
-	delete(s.undeliv, e.Node)
-	delete(s.window, e.Node)
-	delete(s.connects, e.Node)
-}
-
-// inner returns m[k], creating it if needed.
-func inner(m map[string]map[string]bool, k string) map[string]bool {
-	v, ok := m[k]
-	if !ok {
-		v = map[string]bool{}
-		m[k] = v
-	}
-	return v
-}
-
-// innerID returns m[k], creating it if needed.
-func innerID(m map[string]map[uint16]bool, k string) map[uint16]bool {
-	v, ok := m[k]
-	if !ok {
-		v = map[uint16]bool{}
-		m[k] = v
-	}
-	return v
+	n.undelivGen++
+	n.undeliv = 0
+	clear(n.window)
+	n.connects = false
 }

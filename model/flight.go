@@ -1,11 +1,5 @@
 package model
 
-import "sort"
-
-// dir is one direction of a client-broker pair: packets From sends to To.
-// Packet ids are assigned independently per direction [MQTT-2.2.1-3].
-type dir struct{ from, to string }
-
 // flight is a packet id used in one direction, as its sender sees it: in
 // flight until done, then kept as the id's last completed flight.
 type flight struct {
@@ -35,9 +29,13 @@ type link struct {
 	pubrecs   map[uint16]bool
 }
 
-// dirState is everything the tracker knows of one direction.
+// dirState is everything the tracker knows of one direction of a
+// client-broker pair: the packets from sends to to. Packet ids are assigned
+// independently per direction [MQTT-2.2.1-3].
 type dirState struct {
-	dir
+	from int32  // the sender's node id
+	to   string // the receiver's name
+	used bool   // the tracker created this direction
 	link
 	ids map[uint16]*flight
 }
@@ -45,26 +43,22 @@ type dirState struct {
 // tracker follows packet ids in flight per direction and each sender's
 // connection epochs. Checks query it before calling update on each event.
 type tracker struct {
-	dirs    map[string]map[string]*dirState // from -> to -> state
-	crashes map[string]int
+	x       *index
+	dirs    dirTab[dirState] // from -> to -> state
+	crashes []int            // node id -> crashes so far
 	seq     int
 }
 
-func newTracker() *tracker {
-	return &tracker{dirs: map[string]map[string]*dirState{}, crashes: map[string]int{}}
+func newTracker(x *index) *tracker {
+	return &tracker{x: x, dirs: newDirTab[dirState](x), crashes: make([]int, len(x.nodes))}
 }
 
 // state returns the state of direction from->to, creating it.
-func (t *tracker) state(from, to string) *dirState {
-	m, ok := t.dirs[from]
-	if !ok {
-		m = map[string]*dirState{}
-		t.dirs[from] = m
-	}
-	s, ok := m[to]
-	if !ok {
-		s = &dirState{dir: dir{from, to}, link: link{spStep: -1}, ids: map[uint16]*flight{}}
-		m[to] = s
+func (t *tracker) state(from, to int32) *dirState {
+	s := t.dirs.at(from, to)
+	if !s.used {
+		*s = dirState{from: from, to: t.x.nodes[to], used: true,
+			link: link{spStep: -1}, ids: map[uint16]*flight{}}
 	}
 	return s
 }
@@ -85,10 +79,11 @@ func (s *dirState) past(id uint16) *flight {
 	return nil
 }
 
-// sentState is the direction of the packet sent in e; ackState the
-// direction an ack received in e answers (the receiver's own outgoing one).
-func (t *tracker) sentState(e *Event) *dirState { return t.state(e.Node, e.Peer) }
-func (t *tracker) ackState(e *Event) *dirState  { return t.state(e.Node, e.Peer) }
+// sentState is the direction of the packet sent in event i; ackState the
+// direction an ack received in event i answers (the receiver's own outgoing
+// one).
+func (t *tracker) sentState(i int) *dirState { return t.state(t.x.ev[i].node, t.x.ev[i].peer) }
+func (t *tracker) ackState(i int) *dirState  { return t.state(t.x.ev[i].node, t.x.ev[i].peer) }
 
 // update applies one event to the tracker.
 func (t *tracker) update(i int, e *Event) {
@@ -98,13 +93,13 @@ func (t *tracker) update(i int, e *Event) {
 	case Received:
 		t.received(i, e)
 	case ConnOpened, ConnClosed:
-		t.state(e.Node, peerOf(e)).newEpoch()
+		t.state(t.x.ev[i].node, t.x.peerOf(i)).newEpoch()
 	case Connected:
-		if s := t.state(e.Node, peerOf(e)); !s.connacked {
+		if s := t.state(t.x.ev[i].node, t.x.peerOf(i)); !s.connacked {
 			s.connack(i, e.SessionPresent)
 		}
 	case Crash:
-		t.crash(e.Node)
+		t.crash(t.x.ev[i].node)
 	}
 }
 
@@ -112,7 +107,8 @@ func (t *tracker) update(i int, e *Event) {
 // UNSUBSCRIBE ids die with the connection (not session state, never resent).
 func (s *dirState) newEpoch() {
 	s.epoch++
-	s.connacked, s.sp, s.spStep, s.lastSeq, s.pubrecs = false, false, -1, 0, nil
+	s.connacked, s.sp, s.spStep, s.lastSeq = false, false, -1, 0
+	clear(s.pubrecs)
 	for id, f := range s.ids {
 		if f.kind != PUBLISH {
 			delete(s.ids, id)
@@ -132,20 +128,17 @@ func (s *dirState) connack(i int, sp bool) {
 }
 
 // crash bumps the node's crash count and ends every connection it had.
-func (t *tracker) crash(node string) {
+func (t *tracker) crash(node int32) {
 	t.crashes[node]++
-	peers := make([]string, 0, len(t.dirs[node]))
-	for to := range t.dirs[node] {
-		peers = append(peers, to)
-	}
-	sort.Strings(peers)
-	for _, to := range peers {
-		t.dirs[node][to].newEpoch()
-	}
+	t.dirs.row(node, func(_ int32, s *dirState) {
+		if s.used {
+			s.newEpoch()
+		}
+	})
 }
 
 func (t *tracker) sent(i int, e *Event) {
-	p, s := &e.Packet, t.sentState(e)
+	p, s := &e.Packet, t.sentState(i)
 	switch p.Type {
 	case CONNACK:
 		s.connack(i, p.Sessions)
@@ -216,11 +209,11 @@ func (t *tracker) received(i int, e *Event) {
 	p := &e.Packet
 	switch p.Type {
 	case CONNACK:
-		t.ackState(e).connack(i, p.Sessions)
+		t.ackState(i).connack(i, p.Sessions)
 	case PUBACK, PUBCOMP:
-		t.complete(t.ackState(e), p.ID, PUBLISH)
+		t.complete(t.ackState(i), p.ID, PUBLISH)
 	case PUBREC:
-		s := t.ackState(e)
+		s := t.ackState(i)
 		s.addPubrec(p.ID)
 		if p.Reason >= reasonFailure {
 			t.complete(s, p.ID, PUBLISH)
@@ -228,9 +221,9 @@ func (t *tracker) received(i int, e *Event) {
 			f.pubrec, f.pubrecAt = true, t.crashes[s.from]
 		}
 	case SUBACK:
-		t.complete(t.ackState(e), p.ID, SUBSCRIBE)
+		t.complete(t.ackState(i), p.ID, SUBSCRIBE)
 	case UNSUBACK:
-		t.complete(t.ackState(e), p.ID, UNSUBSCRIBE)
+		t.complete(t.ackState(i), p.ID, UNSUBSCRIBE)
 	}
 }
 
@@ -259,15 +252,15 @@ func (t *tracker) complete(s *dirState, id uint16, kind uint8) {
 // each event before the tracker applies it; finish returns the violations.
 type trackedCheck interface {
 	observe(t *tracker, i int, e *Event)
-	finish(h *History) []Violation
+	finish(x *index) []Violation
 }
 
 // runTracked runs one tracker over h for several checks at once (the three
 // tracker-based checks share one pass in Check).
-func runTracked(h *History, checks ...trackedCheck) []Violation {
-	t := newTracker()
-	for i := range h.Events {
-		e := &h.Events[i]
+func runTracked(x *index, checks ...trackedCheck) []Violation {
+	t := newTracker(x)
+	for i := range x.h.Events {
+		e := &x.h.Events[i]
 		for _, c := range checks {
 			c.observe(t, i, e)
 		}
@@ -275,7 +268,7 @@ func runTracked(h *History, checks ...trackedCheck) []Violation {
 	}
 	var out []Violation
 	for _, c := range checks {
-		out = append(out, c.finish(h)...)
+		out = append(out, c.finish(x)...)
 	}
 	return out
 }

@@ -1,15 +1,13 @@
 package model
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // sub is one persistent QoS>=1 subscription of the history, from the step
 // the broker installed it to the step it stopped (see collectSubs).
 type sub struct {
-	node   string
+	node   int32
 	filter string
+	fid    int32  // filter's id in the scan's filter table
 	step   int    // took effect: the broker's SUBACK for it, else the Subscribed event
 	end    int    // stopped taking new messages, or -1
 	how    subEnd // what stopped it
@@ -26,11 +24,12 @@ const (
 
 // accepted is one QoS>=1 message a publisher app handed to its engine.
 type accepted struct {
-	step  int // the Accepted event
-	ref   int // the broker's first Received PUBLISH of it, else step
-	node  string
-	msg   string
+	step  int   // the Accepted event
+	ref   int   // the broker's first Received PUBLISH of it, else step
+	node  int32 // its publisher
+	msg   int32
 	topic string
+	tid   int32 // topic's id in the message list's topic table
 	qos   uint8
 	clean bool // its publisher cleaned its session before the message was acknowledged
 }
@@ -62,90 +61,137 @@ type accepted struct {
 // step. A Stuck run is judged too: its undelivered messages are reported
 // here as losses (and the Stuck event by NoStuck), so an experiment counts a
 // lost message as lost whatever stopped it.
-func CheckNoLoss(h *History) []Violation {
-	if livenessStart(h) < 0 {
+func CheckNoLoss(h *History) []Violation { return checkNoLoss(newIndex(h)) }
+
+func checkNoLoss(x *index) []Violation {
+	if x.liveness < 0 {
 		return nil
 	}
-	msgs, scan := collectMessages(h), collectSubs(h)
-	delivered := map[[2]string]bool{}
-	for i := range h.Events {
-		if e := &h.Events[i]; e.Kind == Delivered {
-			delivered[[2]string{e.Node, e.Msg}] = true
+	ml, scan := collectMessages(x), collectSubs(x)
+	delivered := x.newPairs()
+	for i := range x.h.Events {
+		if x.h.Events[i].Kind == Delivered {
+			d := &x.ev[i]
+			delivered.set(d.node, d.msg, 1)
 		}
 	}
+	match := newMatchMemo(scan.filters, ml.topics)
 	var out []Violation
-	for _, m := range msgs {
+	for j := range ml.msgs {
+		m := &ml.msgs[j]
 		if m.clean {
 			continue
 		}
 		for _, s := range scan.subs {
-			if !s.owes(m, scan.firstSent) || s.node == m.node || !Matches(s.filter, m.topic) {
+			if !s.owes(m, &scan.firstSent) || s.node == m.node || !match.matches(s, m) {
 				continue
 			}
-			if delivered[[2]string{s.node, m.msg}] {
+			if delivered.get(s.node, m.msg) != 0 {
 				continue
 			}
-			out = append(out, Violation{Step: m.step, Invariant: NoLoss, Node: s.node,
+			node := x.nodes[s.node]
+			out = append(out, Violation{Step: m.step, Invariant: NoLoss, Node: node,
 				Reason: fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
-					m.msg, m.node, m.topic, m.qos, s.node, s.filter, s.step)})
-			delivered[[2]string{s.node, m.msg}] = true // once per subscriber
+					x.msgs[m.msg], x.nodes[m.node], m.topic, m.qos, node, s.filter, s.step)})
+			delivered.set(s.node, m.msg, 1) // once per subscriber
 		}
 	}
 	return out
 }
 
-func hasKind(h *History, k Kind) bool {
-	for i := range h.Events {
-		if h.Events[i].Kind == k {
-			return true
-		}
+// matchMemo caches Matches per (filter id, topic id).
+type matchMemo struct {
+	filters, topics []string
+	memo            []int8 // 0 unknown, 1 match, 2 no match; nil: not cached
+}
+
+// maxMatchMemo bounds the memo's size (filters × topics).
+const maxMatchMemo = 1 << 16
+
+func newMatchMemo(filters, topics []string) matchMemo {
+	mm := matchMemo{filters: filters, topics: topics}
+	if n := len(filters) * len(topics); n <= maxMatchMemo {
+		mm.memo = make([]int8, n)
 	}
-	return false
+	return mm
+}
+
+// matches reports Matches(s.filter, m.topic).
+func (mm *matchMemo) matches(s *sub, m *accepted) bool {
+	if mm.memo == nil {
+		return Matches(s.filter, m.topic)
+	}
+	k := int(s.fid)*len(mm.topics) + int(m.tid)
+	if v := mm.memo[k]; v != 0 {
+		return v == 1
+	}
+	ok := Matches(s.filter, m.topic)
+	mm.memo[k] = 2
+	if ok {
+		mm.memo[k] = 1
+	}
+	return ok
+}
+
+// msgList is collectMessages' result: the messages and their topics.
+type msgList struct {
+	msgs   []accepted
+	topics []string // topic id -> topic
 }
 
 // collectMessages lists the QoS>=1 Accepted messages in history order.
-func collectMessages(h *History) []*accepted {
-	var msgs []*accepted
-	byMsg := map[string]*accepted{}
-	pending := map[string][]*accepted{} // publisher -> accepted, not acknowledged
-	for i := range h.Events {
-		e := &h.Events[i]
+func collectMessages(x *index) msgList {
+	var ml msgList
+	byMsg := make([]int32, len(x.msgs))      // msg id -> index in ml.msgs + 1
+	pending := make([][]int32, len(x.nodes)) // publisher -> accepted, not acknowledged
+	topicIDs := map[string]int32{}
+	for i := range x.h.Events {
+		e, d := &x.h.Events[i], &x.ev[i]
 		switch {
 		case e.Kind == Accepted && e.QoS >= 1:
-			m := &accepted{step: i, ref: i, node: e.Node, msg: e.Msg, topic: e.Topic, qos: e.QoS}
-			msgs = append(msgs, m)
-			byMsg[e.Msg] = m
-			pending[e.Node] = append(pending[e.Node], m)
-		case e.Kind == Acknowledged:
-			pending[e.Node] = removeMsg(pending[e.Node], e.Msg)
-		case e.Kind == Connected && e.CleanStart:
-			for _, m := range pending[e.Node] {
-				m.clean = true
+			tid, ok := topicIDs[e.Topic]
+			if !ok {
+				tid = int32(len(ml.topics))
+				topicIDs[e.Topic] = tid
+				ml.topics = append(ml.topics, e.Topic)
 			}
-			pending[e.Node] = nil
-		case e.Kind == Received && e.Node == BrokerNode && e.Packet.Type == PUBLISH:
-			if m := byMsg[e.Packet.Msg]; m != nil && m.ref == m.step && e.Peer == m.node {
-				m.ref = i
+			ml.msgs = append(ml.msgs, accepted{step: i, ref: i, node: d.node, msg: d.msg, topic: e.Topic, tid: tid, qos: e.QoS})
+			j := int32(len(ml.msgs) - 1)
+			byMsg[d.msg] = j + 1
+			pending[d.node] = append(pending[d.node], j)
+		case e.Kind == Acknowledged:
+			pending[d.node] = removeMsg(ml.msgs, pending[d.node], d.msg)
+		case e.Kind == Connected && e.CleanStart:
+			for _, j := range pending[d.node] {
+				ml.msgs[j].clean = true
+			}
+			pending[d.node] = pending[d.node][:0]
+		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
+			if j := byMsg[d.msg]; j != 0 {
+				if m := &ml.msgs[j-1]; m.ref == m.step && d.peer == m.node {
+					m.ref = i
+				}
 			}
 		}
 	}
-	return msgs
+	return ml
 }
 
-func removeMsg(ms []*accepted, msg string) []*accepted {
-	for i, m := range ms {
-		if m.msg == msg {
-			return append(ms[:i], ms[i+1:]...)
+// removeMsg removes the first pending message whose id is msg.
+func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
+	for i, j := range pending {
+		if msgs[j].msg == msg {
+			return append(pending[:i], pending[i+1:]...)
 		}
 	}
-	return ms
+	return pending
 }
 
 // owes reports whether the broker had to deliver m through s: the broker
 // got m while s was in effect, and the way s ended does not excuse it.
-// firstSent holds the step the broker first sent each node a PUBLISH of a
-// message.
-func (s *sub) owes(m *accepted, firstSent map[[2]string]int) bool {
+// firstSent holds the step + 1 the broker first sent each node a PUBLISH of
+// a message.
+func (s *sub) owes(m *accepted, firstSent *pairs) bool {
 	if s.step >= m.ref {
 		return false
 	}
@@ -159,27 +205,48 @@ func (s *sub) owes(m *accepted, firstSent map[[2]string]int) bool {
 	case endReplaced:
 		return true
 	case endUnsub:
-		at, ok := firstSent[[2]string{s.node, m.msg}]
-		return ok && at < s.end
+		at := firstSent.get(s.node, m.msg)
+		return at != 0 && int(at-1) < s.end
 	}
 	return false
 }
 
 // nodeID names one packet id of one client.
 type nodeID struct {
-	node string
+	node int32
 	id   uint16
+}
+
+// liveKey is one client's subscription of one filter.
+type liveKey struct {
+	node   int32
+	filter string
+}
+
+// request is a SUBSCRIBE or UNSUBSCRIBE the broker received.
+type request struct {
+	typ, qos uint8
+	filter   string
+}
+
+// clientAck is the id of the last SUBACK/UNSUBACK a client received.
+type clientAck struct {
+	id uint16
+	ok bool
 }
 
 // subScan is collectSubs' state while it walks the history.
 type subScan struct {
+	x          *index
 	subs       []*sub
-	live       map[[2]string]*sub // node, filter -> the subscription in effect
-	persistent map[string]bool    // node -> Persistent of its first Subscribed event
-	req        map[nodeID]Packet  // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
+	filters    []string           // filter id -> filter
+	filterIDs  map[string]int32   // filter -> id
+	live       map[liveKey]*sub   // node, filter -> the subscription in effect
+	persistent []bool             // node -> Persistent of its latest (at first: its first) Subscribed event
+	req        map[nodeID]request // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
-	clientAck  map[string]uint16  // client -> id of the last SUBACK/UNSUBACK it received
-	firstSent  map[[2]string]int  // node, msg -> the broker's first PUBLISH of msg to node
+	clientAck  []clientAck        // client -> its last SUBACK/UNSUBACK received
+	firstSent  pairs              // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
 }
 
 // collectSubs lists the persistent QoS>=1 subscriptions of the history in
@@ -195,111 +262,120 @@ type subScan struct {
 // read from its Subscribed events. A clean start (the broker's Received
 // CONNECT with Clean Start, or a Connected event with CleanStart) ends every
 // subscription of the client.
-func collectSubs(h *History) *subScan {
+func collectSubs(x *index) *subScan {
+	n := len(x.nodes)
 	s := &subScan{
-		live: map[[2]string]*sub{}, persistent: map[string]bool{}, req: map[nodeID]Packet{},
-		brokerAck: map[nodeID]int{}, clientAck: map[string]uint16{}, firstSent: map[[2]string]int{},
+		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n),
+		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([]clientAck, n),
+		firstSent: x.newPairs(),
 	}
-	for i := range h.Events {
-		if e := &h.Events[i]; e.Kind == Subscribed {
-			if _, ok := s.persistent[e.Node]; !ok {
-				s.persistent[e.Node] = e.Persistent
+	seen := make([]bool, n)
+	for i := range x.h.Events {
+		if e := &x.h.Events[i]; e.Kind == Subscribed {
+			if node := x.ev[i].node; !seen[node] {
+				seen[node], s.persistent[node] = true, e.Persistent
 			}
 		}
 	}
-	for i := range h.Events {
-		s.step(i, &h.Events[i])
+	for i := range x.h.Events {
+		s.step(i, &x.h.Events[i])
 	}
 	return s
 }
 
 func (s *subScan) step(i int, e *Event) {
-	p := &e.Packet
+	p, d := &e.Packet, &s.x.ev[i]
 	switch {
-	case e.Kind == Received && e.Node == BrokerNode:
+	case e.Kind == Received && d.node == brokerID:
 		switch p.Type {
 		case SUBSCRIBE, UNSUBSCRIBE:
-			s.req[nodeID{e.Peer, p.ID}] = *p
+			s.req[nodeID{d.peer, p.ID}] = request{typ: p.Type, qos: p.QoS, filter: p.Filter}
 		case CONNECT:
 			if p.Clean {
-				s.endAll(e.Peer, i)
+				s.endAll(d.peer, i)
 			}
 		}
-	case e.Kind == Sent && e.Node == BrokerNode:
-		s.brokerSent(i, e)
+	case e.Kind == Sent && d.node == brokerID:
+		s.brokerSent(i, e, d)
 	case e.Kind == Received && (p.Type == SUBACK || p.Type == UNSUBACK):
-		s.clientAck[e.Node] = p.ID
+		s.clientAck[d.node] = clientAck{id: p.ID, ok: true}
 	case e.Kind == Subscribed:
-		s.persistent[e.Node] = e.Persistent
-		if at, ok := s.ackOf(e, i, SUBSCRIBE); ok {
-			s.subscribe(e.Node, e.Filter, e.QoS, at)
+		s.persistent[d.node] = e.Persistent
+		if at, ok := s.ackOf(e, d.node, i, SUBSCRIBE); ok {
+			s.subscribe(d.node, e.Filter, e.QoS, at)
 		}
 	case e.Kind == Unsubscribed:
-		if at, ok := s.ackOf(e, i, UNSUBSCRIBE); ok {
-			s.end(e.Node, e.Filter, at, endUnsub)
+		if at, ok := s.ackOf(e, d.node, i, UNSUBSCRIBE); ok {
+			s.end(d.node, e.Filter, at, endUnsub)
 		}
 	case e.Kind == Connected && e.CleanStart:
-		s.endAll(e.Node, i)
+		s.endAll(d.node, i)
 	}
 }
 
 // brokerSent follows the broker's SUBACK, UNSUBACK and PUBLISH packets.
-func (s *subScan) brokerSent(i int, e *Event) {
+func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 	p := &e.Packet
-	k := nodeID{e.Peer, p.ID}
+	k := nodeID{d.peer, p.ID}
 	switch p.Type {
 	case SUBACK, UNSUBACK:
 		s.brokerAck[k] = i
 		r, ok := s.req[k]
-		if !ok || r.Filter == "" {
+		if !ok || r.filter == "" {
 			return
 		}
-		if p.Type == SUBACK && r.Type == SUBSCRIBE {
-			s.subscribe(e.Peer, r.Filter, r.QoS, i)
-		} else if p.Type == UNSUBACK && r.Type == UNSUBSCRIBE {
-			s.end(e.Peer, r.Filter, i, endUnsub)
+		if p.Type == SUBACK && r.typ == SUBSCRIBE {
+			s.subscribe(d.peer, r.filter, r.qos, i)
+		} else if p.Type == UNSUBACK && r.typ == UNSUBSCRIBE {
+			s.end(d.peer, r.filter, i, endUnsub)
 		}
 	case PUBLISH:
-		k := [2]string{e.Peer, p.Msg}
-		if _, ok := s.firstSent[k]; !ok && p.Msg != "" {
-			s.firstSent[k] = i
+		if p.Msg != "" && s.firstSent.get(d.peer, d.msg) == 0 {
+			s.firstSent.set(d.peer, d.msg, int32(i+1))
 		}
 	}
 }
 
-// ackOf returns the step a Subscribed/Unsubscribed event took effect: the
-// broker's ack of the packet id the client last received an ack for. ok is
-// false when the broker's Received request already recorded the change.
-func (s *subScan) ackOf(e *Event, i int, want uint8) (int, bool) {
-	id, ok := s.clientAck[e.Node]
-	if !ok {
+// ackOf returns the step a Subscribed/Unsubscribed event of node took
+// effect: the broker's ack of the packet id the client last received an ack
+// for. ok is false when the broker's Received request already recorded the
+// change.
+func (s *subScan) ackOf(e *Event, node int32, i int, want uint8) (int, bool) {
+	ca := s.clientAck[node]
+	if !ca.ok {
 		return i, true
 	}
-	k := nodeID{e.Node, id}
+	k := nodeID{node, ca.id}
 	at, acked := s.brokerAck[k]
 	if !acked || at > i {
 		return i, true
 	}
-	if r, ok := s.req[k]; ok && r.Type == want && r.Filter == e.Filter {
+	if r, ok := s.req[k]; ok && r.typ == want && r.filter == e.Filter {
 		return at, false
 	}
 	return at, true
 }
 
 // subscribe replaces node's subscription of filter at step at.
-func (s *subScan) subscribe(node, filter string, qos uint8, at int) {
+func (s *subScan) subscribe(node int32, filter string, qos uint8, at int) {
 	s.end(node, filter, at, endReplaced)
 	if qos == 0 || !s.persistent[node] {
 		return
 	}
-	n := &sub{node: node, filter: filter, step: at, end: -1}
+	fid, ok := s.filterIDs[filter]
+	if !ok {
+		fid = int32(len(s.filters))
+		s.filterIDs[filter] = fid
+		s.filters = append(s.filters, filter)
+	}
+	n := &sub{node: node, filter: filter, fid: fid, step: at, end: -1}
 	s.subs = append(s.subs, n)
-	s.live[[2]string{node, filter}] = n
+	s.live[liveKey{node, filter}] = n
 }
 
 // end stops node's subscription of filter at step at.
-func (s *subScan) end(node, filter string, at int, how subEnd) {
-	k := [2]string{node, filter}
+func (s *subScan) end(node int32, filter string, at int, how subEnd) {
+	k := liveKey{node, filter}
 	n := s.live[k]
 	if n == nil {
 		return
@@ -308,26 +384,12 @@ func (s *subScan) end(node, filter string, at int, how subEnd) {
 	n.end, n.how = at, how
 }
 
-// endAll ends every subscription of node at step at (a clean start).
-func (s *subScan) endAll(node string, at int) {
-	for _, k := range sortedLive(s.live) {
-		if k[0] == node {
-			s.end(node, k[1], at, endClean)
+// endAll ends every subscription of node at step at (a clean start). The
+// subscriptions in effect are exactly those not ended yet.
+func (s *subScan) endAll(node int32, at int) {
+	for _, n := range s.subs {
+		if n.node == node && n.end < 0 {
+			s.end(node, n.filter, at, endClean)
 		}
 	}
-}
-
-// sortedLive returns the keys of live in order.
-func sortedLive(live map[[2]string]*sub) [][2]string {
-	keys := make([][2]string, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i][0] != keys[j][0] {
-			return keys[i][0] < keys[j][0]
-		}
-		return keys[i][1] < keys[j][1]
-	})
-	return keys
 }

@@ -6,7 +6,10 @@ import "fmt"
 // loop", coreMQTT #271): a Stuck event anywhere, or a Failed event after
 // LivenessStart, is a violation; and once LivenessStart happened, a Quiescent
 // event must follow it before the history ends.
-func CheckNoStuck(h *History) []Violation {
+func CheckNoStuck(h *History) []Violation { return checkNoStuck(newIndex(h)) }
+
+func checkNoStuck(x *index) []Violation {
+	h := x.h
 	var out []Violation
 	start := -1
 	quiet, stuck := false, false

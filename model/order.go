@@ -5,7 +5,7 @@ import "fmt"
 // orderKey is one ordered stream: a subscriber's view of one publisher's
 // messages on one topic at one QoS.
 type orderKey struct {
-	sub, pub, topic string
+	sub, pub, topic int32 // node, node, topic ids
 	qos             uint8
 }
 
@@ -28,47 +28,67 @@ type orderMark struct {
 // "1,2,3,2,3,4" of §4.6 after a resend) are ignored, and so are gaps: a
 // message that is never delivered is NoLoss's business. The violation is
 // reported at A's late first delivery. Deliveries at QoS 0 are not ordered.
-func CheckOrder(h *History) []Violation {
-	type acc struct {
-		pub, topic string
-		qos        uint8
-		index      int
-	}
-	accepted := map[string]acc{}
-	counts := map[[2]string]int{}
-	for i := range h.Events {
-		e := &h.Events[i]
+func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
+
+// orderAcc is what checkOrder knows of an accepted message.
+type orderAcc struct {
+	ok         bool
+	pub, topic int32 // node and topic ids
+	qos        uint8
+	index      int
+}
+
+// pubTopic is one publisher's topic.
+type pubTopic struct {
+	pub   int32
+	topic string
+}
+
+func checkOrder(x *index) []Violation {
+	accepted := make([]orderAcc, len(x.msgs))
+	counts := map[pubTopic]int{}
+	topicIDs := map[string]int32{}
+	var topics []string
+	for i := range x.h.Events {
+		e := &x.h.Events[i]
 		if e.Kind == Accepted && e.QoS >= 1 {
-			k := [2]string{e.Node, e.Topic}
+			d := &x.ev[i]
+			k := pubTopic{d.node, e.Topic}
 			counts[k]++
-			accepted[e.Msg] = acc{pub: e.Node, topic: e.Topic, qos: e.QoS, index: counts[k]}
+			tid, ok := topicIDs[e.Topic]
+			if !ok {
+				tid = int32(len(topics))
+				topicIDs[e.Topic] = tid
+				topics = append(topics, e.Topic)
+			}
+			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: tid, qos: e.QoS, index: counts[k]}
 		}
 	}
-	firsts := map[[2]string]bool{}
+	firsts := x.newPairs()
 	marks := map[orderKey]orderMark{}
 	var out []Violation
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Kind != Delivered || firsts[[2]string{e.Node, e.Msg}] {
+	for i := range x.h.Events {
+		e, d := &x.h.Events[i], &x.ev[i]
+		if e.Kind != Delivered || firsts.get(d.node, d.msg) != 0 {
 			continue
 		}
-		firsts[[2]string{e.Node, e.Msg}] = true
+		firsts.set(d.node, d.msg, 1)
 		if e.QoS == 0 {
 			// Not ordered, but still the message's first delivery: a later
 			// copy (a resend delivered after a subscription upgrade) is a
 			// redelivery.
 			continue
 		}
-		a, ok := accepted[e.Msg]
-		if !ok {
+		a := accepted[d.msg]
+		if !a.ok {
 			continue
 		}
-		k := orderKey{sub: e.Node, pub: a.pub, topic: a.topic, qos: a.qos}
+		k := orderKey{sub: d.node, pub: a.pub, topic: a.topic, qos: a.qos}
 		m, seen := marks[k]
 		if seen && a.index < m.index {
 			out = append(out, Violation{Step: i, Invariant: Order, Node: e.Node,
 				Reason: fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
-					e.Msg, a.pub, a.index, a.topic, m.msg, m.index, m.step)})
+					e.Msg, x.nodes[a.pub], a.index, topics[a.topic], m.msg, m.index, m.step)})
 			continue
 		}
 		marks[k] = orderMark{index: a.index, msg: e.Msg, step: i}

@@ -11,7 +11,7 @@ import "fmt"
 // CONNACK with Session Present=0 frees all of its sender's ids; SUBSCRIBE and
 // UNSUBSCRIBE ids are freed when the connection ends. A PUBLISH that repeats
 // the in-flight message on its id is a resend, judged by CheckRetransmit.
-func CheckPacketIDUnique(h *History) []Violation { return runTracked(h, &packetIDCheck{}) }
+func CheckPacketIDUnique(h *History) []Violation { return runTracked(newIndex(h), &packetIDCheck{}) }
 
 // packetIDCheck is CheckPacketIDUnique's state.
 type packetIDCheck struct{ out []Violation }
@@ -20,15 +20,15 @@ func (c *packetIDCheck) observe(t *tracker, i int, e *Event) {
 	if e.Kind != Sent {
 		return
 	}
-	if r := judgeNewID(t, e); r != "" {
+	if r := judgeNewID(t, i, e); r != "" {
 		c.out = append(c.out, Violation{Step: i, Invariant: PacketIDUnique, Node: e.Node, Reason: r})
 	}
 }
 
-func (c *packetIDCheck) finish(*History) []Violation { return c.out }
+func (c *packetIDCheck) finish(*index) []Violation { return c.out }
 
 // judgeNewID returns why the packet sent in e reuses an id, or "".
-func judgeNewID(t *tracker, e *Event) string {
+func judgeNewID(t *tracker, i int, e *Event) string {
 	p := &e.Packet
 	switch {
 	case p.Type == PUBLISH && p.QoS > 0 && !p.Dup:
@@ -43,7 +43,7 @@ func judgeNewID(t *tracker, e *Event) string {
 	if p.ID == 0 {
 		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), e.Peer, rule)
 	}
-	f := t.sentState(e).get(p.ID)
+	f := t.sentState(i).get(p.ID)
 	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && samePublish(f, p)) {
 		return ""
 	}

@@ -35,15 +35,3 @@ func packetName(t uint8) string {
 	}
 	return "UNKNOWN"
 }
-
-// peerOf returns the event's peer, defaulting to the broker for client events
-// that leave it empty (Connected).
-func peerOf(e *Event) string {
-	if e.Peer != "" {
-		return e.Peer
-	}
-	if e.Node != BrokerNode {
-		return BrokerNode
-	}
-	return ""
-}

@@ -13,48 +13,47 @@ import (
 // and that one must be answered. Unanswered PUBRELs left at the end of the
 // history are violations only if the liveness phase ran (the world had time
 // to answer); they are reported at the step the PUBREL was received.
-func CheckPubrelAnswered(h *History) []Violation {
-	pending := map[dir]map[uint16]int{} // receiver->sender -> id -> step received
-	for i := range h.Events {
-		e := &h.Events[i]
+func CheckPubrelAnswered(h *History) []Violation { return checkPubrelAnswered(newIndex(h)) }
+
+func checkPubrelAnswered(x *index) []Violation {
+	// pending, per receiver->sender direction: id -> step received.
+	pending := newDirTab[map[uint16]int](x)
+	for i := range x.h.Events {
+		e, d := &x.h.Events[i], &x.ev[i]
 		switch e.Kind {
 		case Received:
 			if e.Packet.Type == PUBREL {
-				d := dir{e.Node, e.Peer}
-				if pending[d] == nil {
-					pending[d] = map[uint16]int{}
+				ids := pending.at(d.node, d.peer)
+				if *ids == nil {
+					*ids = map[uint16]int{}
 				}
-				if _, ok := pending[d][e.Packet.ID]; !ok {
-					pending[d][e.Packet.ID] = i
+				if _, ok := (*ids)[e.Packet.ID]; !ok {
+					(*ids)[e.Packet.ID] = i
 				}
 			}
 		case Sent:
 			switch e.Packet.Type {
 			case PUBCOMP:
-				delete(pending[dir{e.Node, e.Peer}], e.Packet.ID)
+				delete(*pending.at(d.node, d.peer), e.Packet.ID)
 			case CONNECT, CONNACK: // a new connection: the old one ended
-				delete(pending, dir{e.Node, e.Peer})
+				clear(*pending.at(d.node, d.peer))
 			}
 		case ConnClosed, ConnOpened:
-			delete(pending, dir{e.Node, peerOf(e)})
+			clear(*pending.at(d.node, x.peerOf(i)))
 		case Crash:
-			for d := range pending {
-				if d.from == e.Node {
-					delete(pending, d)
-				}
-			}
+			pending.row(d.node, func(_ int32, ids *map[uint16]int) { clear(*ids) })
 		}
 	}
-	if livenessStart(h) < 0 {
+	if x.liveness < 0 {
 		return nil
 	}
 	var out []Violation
-	for d, ids := range pending {
-		for id, step := range ids {
-			out = append(out, Violation{Step: step, Invariant: PubrelAnswered, Node: d.from,
-				Reason: fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, d.to)})
+	pending.each(func(from, to int32, ids *map[uint16]int) {
+		for id, step := range *ids {
+			out = append(out, Violation{Step: step, Invariant: PubrelAnswered, Node: x.nodes[from],
+				Reason: fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, x.nodes[to])})
 		}
-	}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Step < out[j].Step })
 	return out
 }

@@ -21,37 +21,43 @@ type quotaConn struct {
 // [MQTT-4.9.0-1]; a new connection starts at ConnOpened, ConnClosed, a crash
 // or the client's CONNECT. The broker->client direction is not checked: histories do
 // not carry the client's Receive Maximum.
-func CheckSendQuota(h *History) []Violation {
-	conns := map[string]*quotaConn{}
-	get := func(node string) *quotaConn {
-		c, ok := conns[node]
-		if !ok {
-			c = &quotaConn{unacked: map[uint16]bool{}}
-			conns[node] = c
+func CheckSendQuota(h *History) []Violation { return checkSendQuota(newIndex(h)) }
+
+func checkSendQuota(x *index) []Violation {
+	conns := make([]quotaConn, len(x.nodes)) // per client: its current connection
+	reset := func(c *quotaConn) {
+		m := c.unacked
+		clear(m)
+		*c = quotaConn{unacked: m}
+	}
+	get := func(node int32) *quotaConn {
+		c := &conns[node]
+		if c.unacked == nil {
+			c.unacked = map[uint16]bool{}
 		}
 		return c
 	}
 	var out []Violation
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Node == BrokerNode {
+	for i := range x.h.Events {
+		e, d := &x.h.Events[i], &x.ev[i]
+		if d.node == brokerID {
 			continue
 		}
 		switch e.Kind {
 		case ConnOpened, ConnClosed, Crash:
-			conns[e.Node] = &quotaConn{unacked: map[uint16]bool{}}
+			reset(&conns[d.node])
 		case Connected:
-			if v := quotaConnected(get(e.Node), i, e); v != nil {
+			if v := quotaConnected(get(d.node), i, e); v != nil {
 				out = append(out, *v)
 			}
 		case Sent:
 			if e.Packet.Type == CONNECT {
-				conns[e.Node] = &quotaConn{unacked: map[uint16]bool{}}
-			} else if v := quotaSent(get(e.Node), i, e); v != nil {
+				reset(&conns[d.node])
+			} else if v := quotaSent(get(d.node), i, e); v != nil {
 				out = append(out, *v)
 			}
 		case Received:
-			quotaReceived(get(e.Node), &e.Packet)
+			quotaReceived(get(d.node), &e.Packet)
 		}
 	}
 	return out

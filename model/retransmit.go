@@ -20,7 +20,7 @@ import "fmt"
 // A PUBLISH with DUP=1 that resends nothing known is allowed only right
 // after a session-present CONNACK (a stored copy whose first send was lost
 // to a crash) [MQTT-3.3.1-1].
-func CheckRetransmit(h *History) []Violation { return runTracked(h, &retransmitCheck{}) }
+func CheckRetransmit(h *History) []Violation { return runTracked(newIndex(h), &retransmitCheck{}) }
 
 // retransmitCheck is CheckRetransmit's state.
 type retransmitCheck struct{ out []Violation }
@@ -29,12 +29,12 @@ func (c *retransmitCheck) observe(t *tracker, i int, e *Event) {
 	if e.Kind != Sent || e.Packet.Type != PUBLISH || e.Packet.QoS == 0 {
 		return
 	}
-	if r := judgeResend(t, t.sentState(e), &e.Packet); r != "" {
+	if r := judgeResend(t, t.sentState(i), &e.Packet); r != "" {
 		c.out = append(c.out, Violation{Step: i, Invariant: Retransmit, Node: e.Node, Reason: r})
 	}
 }
 
-func (c *retransmitCheck) finish(*History) []Violation { return c.out }
+func (c *retransmitCheck) finish(*index) []Violation { return c.out }
 
 // judgeResend returns why the PUBLISH p sent on s breaks a retransmit rule,
 // or "".

@@ -15,13 +15,22 @@ import "fmt"
 //     PUBREL except in answer to a PUBREC received on it [MQTT-3.2.2-5]
 //     [MQTT-3.1.2-4].
 func CheckSessionPresent(h *History) []Violation {
-	return runTracked(h, &sessionPresentCheck{mustClose: map[string]int{}})
+	x := newIndex(h)
+	return runTracked(x, newSessionPresentCheck(x))
 }
 
 // sessionPresentCheck is CheckSessionPresent's state.
 type sessionPresentCheck struct {
-	mustClose map[string]int // client -> step of the SP=1 CONNACK it must refuse
+	mustClose []int // client id -> step of the SP=1 CONNACK it must refuse, or -1
 	out       []Violation
+}
+
+func newSessionPresentCheck(x *index) *sessionPresentCheck {
+	c := &sessionPresentCheck{mustClose: make([]int, len(x.nodes))}
+	for id := range c.mustClose {
+		c.mustClose[id] = -1
+	}
+	return c
 }
 
 func (c *sessionPresentCheck) add(i int, node, reason string) {
@@ -29,37 +38,40 @@ func (c *sessionPresentCheck) add(i int, node, reason string) {
 }
 
 func (c *sessionPresentCheck) observe(t *tracker, i int, e *Event) {
+	node := t.x.ev[i].node
 	switch e.Kind {
 	case Connected:
 		if e.CleanStart && e.SessionPresent {
 			c.add(i, BrokerNode, fmt.Sprintf("CONNACK to %s has Session Present=1 for Clean Start=1 [MQTT-3.2.2-2]", e.Node))
 		}
 		if e.SessionPresent && !e.HadState {
-			c.mustClose[e.Node] = i
+			c.mustClose[node] = i
 		}
 	case Sent:
 		if e.Packet.Type == CONNECT {
-			delete(c.mustClose, e.Node) // a new connection: the old one was closed
+			c.mustClose[node] = -1 // a new connection: the old one was closed
 		}
-		if at, ok := c.mustClose[e.Node]; ok && e.Packet.Type != DISCONNECT {
+		if at := c.mustClose[node]; at >= 0 && e.Packet.Type != DISCONNECT {
 			c.add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
 				packetName(e.Packet.Type), at))
-			delete(c.mustClose, e.Node)
+			c.mustClose[node] = -1
 		}
-		if r := judgeDiscarded(t.sentState(e), &e.Packet); r != "" {
+		if r := judgeDiscarded(t.sentState(i), &e.Packet); r != "" {
 			c.add(i, e.Node, r)
 		}
 	case ConnClosed, ConnOpened, Crash:
-		delete(c.mustClose, e.Node)
+		c.mustClose[node] = -1
 	}
 }
 
-func (c *sessionPresentCheck) finish(h *History) []Violation {
-	if !hasKind(h, ConnClosed) {
+func (c *sessionPresentCheck) finish(x *index) []Violation {
+	if !x.connClosed {
 		return c.out // the history does not record connection ends
 	}
-	for _, node := range sortedKeys(c.mustClose) {
-		c.add(c.mustClose[node], node, "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
+	for _, id := range x.byName() {
+		if at := c.mustClose[id]; at >= 0 {
+			c.add(at, x.nodes[id], "kept the connection open after Session Present=1 without holding a session [MQTT-3.2.2-4]")
+		}
 	}
 	return c.out
 }
@@ -79,14 +91,4 @@ func judgeDiscarded(l *dirState, p *Packet) string {
 			p.ID, l.to, l.spStep)
 	}
 	return ""
-}
-
-// sortedKeys returns the keys of m in ascending order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sortStrings(out)
-	return out
 }

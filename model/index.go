@@ -1,0 +1,228 @@
+package model
+
+import (
+	"slices"
+	"strings"
+)
+
+// index is what several checks read of every event, computed once per
+// Check: node and message names replaced by small dense ids, so the checks
+// keep their state in slices and int-keyed tables instead of maps keyed by
+// strings. The empty string is a name like any other (ids are exact
+// stand-ins for the strings they replace).
+type index struct {
+	h     *History
+	nodes []string // node id -> name; brokerID is BrokerNode, emptyID ""
+	msgs  []string // msg id -> message id; 0 is ""
+	ev    []evIDs  // per event
+
+	nodeMap map[string]int32 // used once nodes outgrow a linear scan
+	msgMap  map[string]int32
+
+	liveness   int  // the first LivenessStart, or -1
+	connClosed bool // the history records a ConnClosed event
+}
+
+// evIDs are an event's names as ids.
+type evIDs struct {
+	node int32 // Node
+	peer int32 // Peer as recorded (possibly emptyID)
+	msg  int32 // Msg of Accepted, Acknowledged, Delivered; Packet.Msg of Sent, Received; else 0
+}
+
+// Reserved node ids.
+const (
+	brokerID int32 = 0
+	emptyID  int32 = 1
+)
+
+// maxScanNodes is how many node names are looked up by a linear scan before
+// the index switches to a map.
+const maxScanNodes = 16
+
+// newIndex indexes h.
+func newIndex(h *History) *index {
+	x := &index{
+		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""},
+		ev: make([]evIDs, len(h.Events)), liveness: -1,
+		msgMap: make(map[string]int32, len(h.Events)/8),
+	}
+	x.msgMap[""] = 0
+	for i := range h.Events {
+		e := &h.Events[i]
+		d := &x.ev[i]
+		d.node, d.peer = x.nodeID(e.Node), x.nodeID(e.Peer)
+		switch e.Kind {
+		case Accepted, Acknowledged, Delivered:
+			d.msg = x.msgID(e.Msg)
+		case Sent, Received:
+			if e.Packet.Msg != "" {
+				d.msg = x.msgID(e.Packet.Msg)
+			}
+		case LivenessStart:
+			if x.liveness < 0 {
+				x.liveness = i
+			}
+		case ConnClosed:
+			x.connClosed = true
+		}
+	}
+	return x
+}
+
+// nodeID returns the id of node name s, adding it.
+func (x *index) nodeID(s string) int32 {
+	if x.nodeMap == nil {
+		for id, n := range x.nodes {
+			if n == s {
+				return int32(id)
+			}
+		}
+		if len(x.nodes) < maxScanNodes {
+			x.nodes = append(x.nodes, s)
+			return int32(len(x.nodes) - 1)
+		}
+		x.nodeMap = make(map[string]int32, 2*maxScanNodes)
+		for id, n := range x.nodes {
+			x.nodeMap[n] = int32(id)
+		}
+	}
+	if id, ok := x.nodeMap[s]; ok {
+		return id
+	}
+	x.nodes = append(x.nodes, s)
+	x.nodeMap[s] = int32(len(x.nodes) - 1)
+	return int32(len(x.nodes) - 1)
+}
+
+// msgID returns the id of message id s, adding it.
+func (x *index) msgID(s string) int32 {
+	if id, ok := x.msgMap[s]; ok {
+		return id
+	}
+	x.msgs = append(x.msgs, s)
+	id := int32(len(x.msgs) - 1)
+	x.msgMap[s] = id
+	return id
+}
+
+// peerOf returns the id of event i's peer, defaulting to the broker for
+// client events that leave it empty (Connected).
+func (x *index) peerOf(i int) int32 {
+	d := &x.ev[i]
+	if d.peer != emptyID {
+		return d.peer
+	}
+	if d.node != brokerID {
+		return brokerID
+	}
+	return emptyID
+}
+
+// pairs is a table of int32 values keyed by (node id, msg id), zero when
+// unset: dense while the product of nodes and messages stays within a small
+// multiple of the history's length, a map beyond.
+type pairs struct {
+	width  int32 // number of msg ids
+	dense  []int32
+	sparse map[uint64]int32
+}
+
+// newPairs returns an empty table for x's nodes and messages.
+func (x *index) newPairs() pairs {
+	n, m := len(x.nodes), len(x.msgs)
+	if n*m <= 4*len(x.ev)+1024 {
+		return pairs{width: int32(m), dense: make([]int32, n*m)}
+	}
+	return pairs{width: int32(m), sparse: map[uint64]int32{}}
+}
+
+func pairKey(node, msg int32) uint64 { return uint64(uint32(node))<<32 | uint64(uint32(msg)) }
+
+// get returns the value of (node, msg), 0 if unset.
+func (p *pairs) get(node, msg int32) int32 {
+	if p.dense != nil {
+		return p.dense[node*p.width+msg]
+	}
+	return p.sparse[pairKey(node, msg)]
+}
+
+// set sets the value of (node, msg); 0 unsets it.
+func (p *pairs) set(node, msg, v int32) {
+	if p.dense != nil {
+		p.dense[node*p.width+msg] = v
+		return
+	}
+	if v == 0 {
+		delete(p.sparse, pairKey(node, msg))
+		return
+	}
+	p.sparse[pairKey(node, msg)] = v
+}
+
+// maxDenseDirs bounds the dense form of a dirTab (nodes × nodes entries).
+const maxDenseDirs = 1 << 12
+
+// dirTab holds one T per direction (from, to) of node ids: a dense matrix
+// for the few nodes of a usual history, a map beyond.
+type dirTab[T any] struct {
+	n      int32
+	dense  []T
+	sparse map[uint64]*T
+	rows   map[int32][]int32 // sparse form: from -> tos, in creation order
+}
+
+// newDirTab returns an empty table for x's nodes.
+func newDirTab[T any](x *index) dirTab[T] {
+	n := int32(len(x.nodes))
+	if int(n)*int(n) <= maxDenseDirs {
+		return dirTab[T]{n: n, dense: make([]T, n*n)}
+	}
+	return dirTab[T]{n: n, sparse: map[uint64]*T{}, rows: map[int32][]int32{}}
+}
+
+// at returns the entry of from->to, creating it (zero) if needed.
+func (t *dirTab[T]) at(from, to int32) *T {
+	if t.dense != nil {
+		return &t.dense[from*t.n+to]
+	}
+	k := pairKey(from, to)
+	if v := t.sparse[k]; v != nil {
+		return v
+	}
+	v := new(T)
+	t.sparse[k] = v
+	t.rows[from] = append(t.rows[from], to)
+	return v
+}
+
+// row calls f on every entry from->to of from (in the dense form, for every
+// node to, whether it was used or not).
+func (t *dirTab[T]) row(from int32, f func(to int32, v *T)) {
+	if t.dense != nil {
+		for to := range t.n {
+			f(to, &t.dense[from*t.n+to])
+		}
+		return
+	}
+	for _, to := range t.rows[from] {
+		f(to, t.sparse[pairKey(from, to)])
+	}
+}
+
+// each calls f on every entry, by from then to (dense) or creation order.
+func (t *dirTab[T]) each(f func(from, to int32, v *T)) {
+	for from := range t.n {
+		t.row(from, func(to int32, v *T) { f(from, to, v) })
+	}
+}
+
+// byName returns the node ids in ascending order of their names.
+func (x *index) byName() []int32 {
+	ids := make([]int32, len(x.nodes))
+	for i := range ids {
+		ids[i] = int32(i)
+	}
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(x.nodes[a], x.nodes[b]) })
+	return ids
+}
