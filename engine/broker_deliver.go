@@ -16,10 +16,12 @@ type brokerOut struct {
 	conn   ConnID // connection its PUBLISH was last sent on
 }
 
-// brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it.
+// brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it
+// (kept here, in the reused fan slice, rather than allocated per copy).
 type brokerFanSend struct {
-	s    *brokerSession
-	qos0 *brokerOut
+	s      *brokerSession
+	isQoS0 bool
+	qos0   brokerOut
 }
 
 // fanoutStore routes a message to every matching session (phase one): the
@@ -55,15 +57,16 @@ func (b *Broker) fanoutSend() {
 		b.store.flush(b)
 	}
 	for i := range b.fan {
-		f := b.fan[i]
-		b.fan[i] = brokerFanSend{}
-		if f.qos0 != nil {
-			if f.s.conn != nil {
-				b.sendPublish0(f.s.conn, f.qos0)
+		f := &b.fan[i]
+		s, isQoS0, out := f.s, f.isQoS0, f.qos0
+		*f = brokerFanSend{}
+		if isQoS0 {
+			if s.conn != nil {
+				b.sendPublish0(s.conn, &out)
 			}
 			continue
 		}
-		b.pump(f.s)
+		b.pump(s)
 	}
 	b.fan = b.fan[:0]
 }
@@ -77,9 +80,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			b.stats.DroppedQoS0++
 			return
 		}
-		o := new(brokerOut) // out itself must not escape: one allocation for QoS 0 only
-		*o = out
-		b.fan = append(b.fan, brokerFanSend{s: s, qos0: o})
+		b.fan = append(b.fan, brokerFanSend{s: s, isQoS0: true, qos0: out})
 		return
 	}
 	out.seq = b.nextSeq()
