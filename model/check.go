@@ -1,6 +1,10 @@
 package model
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Options selects what Check runs.
 type Options struct {
@@ -74,18 +78,17 @@ func CheckPromised(h History, p Policy) []Violation {
 
 // sortViolations orders violations by step, invariant, node and reason.
 func sortViolations(vs []Violation) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if a.Step != b.Step {
-			return a.Step < b.Step
+	slices.SortStableFunc(vs, func(a, b Violation) int {
+		if c := cmp.Compare(a.Step, b.Step); c != 0 {
+			return c
 		}
-		if a.Invariant != b.Invariant {
-			return a.Invariant < b.Invariant
+		if c := cmp.Compare(a.Invariant, b.Invariant); c != 0 {
+			return c
 		}
-		if a.Node != b.Node {
-			return a.Node < b.Node
+		if c := strings.Compare(a.Node, b.Node); c != 0 {
+			return c
 		}
-		return a.Reason < b.Reason
+		return strings.Compare(a.Reason, b.Reason)
 	})
 }
 

@@ -36,7 +36,7 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 	}
 	// first holds, per subscriber and message, 2*step+1 of the first
 	// delivery, plus 1 once some delivery was at QoS 0 or 2 (strict).
-	first := x.newPairs()
+	first := newPairs[int32](x)
 	var out []Violation
 	for i := range x.h.Events {
 		e := &x.h.Events[i]

@@ -106,9 +106,9 @@ type nodeFaults struct {
 type faultScan struct {
 	x       *index
 	nodes   []nodeFaults
-	unacked pairs // publisher, msg -> 1 while accepted and unacknowledged
-	undeliv pairs // node, msg -> the node's undelivGen while received and not yet delivered
-	qos2ID  pairs // node, msg -> 1 + id of its last received QoS2 PUBLISH
+	unacked pairs[bool]  // publisher, msg -> true while accepted and unacknowledged
+	undeliv pairs[int32] // node, msg -> the node's undelivGen while received and not yet delivered
+	qos2ID  pairs[int32] // node, msg -> 1 + id of its last received QoS2 PUBLISH
 }
 
 // FaultsOf derives the faults of a history. A lost connection is a client's
@@ -122,7 +122,7 @@ func FaultsOf(h History) Faults { return faultsOf(newIndex(&h)) }
 
 func faultsOf(x *index) Faults {
 	s := faultScan{x: x, nodes: make([]nodeFaults, len(x.nodes)),
-		unacked: x.newPairs(), undeliv: x.newPairs(), qos2ID: x.newPairs()}
+		unacked: newPairs[bool](x), undeliv: newPairs[int32](x), qos2ID: newPairs[int32](x)}
 	for id, r := range rolesOf(x) {
 		s.nodes[id] = nodeFaults{role: r, undelivGen: 1}
 	}
@@ -139,13 +139,13 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 	role := n.role
 	switch e.Kind {
 	case Accepted:
-		if e.QoS >= 1 && s.unacked.get(d.node, d.msg) == 0 {
-			s.unacked.set(d.node, d.msg, 1)
+		if e.QoS >= 1 && !s.unacked.get(d.node, d.msg) {
+			s.unacked.set(d.node, d.msg, true)
 			n.unacked++
 		}
 	case Acknowledged:
-		if s.unacked.get(d.node, d.msg) != 0 {
-			s.unacked.set(d.node, d.msg, 0)
+		if s.unacked.get(d.node, d.msg) {
+			s.unacked.set(d.node, d.msg, false)
 			n.unacked--
 		}
 	case Received:

@@ -3,30 +3,56 @@ package model
 // flight is a packet id used in one direction, as its sender sees it: in
 // flight until done, then kept as the id's last completed flight.
 type flight struct {
-	kind       uint8 // PUBLISH, SUBSCRIBE or UNSUBSCRIBE
-	msg        string
-	payload    string
-	topic      string
-	qos        uint8
-	seq        int  // global order of the first send
-	conn       int  // sender's connection epoch at the last send
-	step       int  // step of the last send
-	pubrec     bool // a PUBREC < 0x80 was received
-	pubrecAt   int  // the sender's crash count when it was
-	pubrelSent bool
+	kind       uint8   // PUBLISH, SUBSCRIBE or UNSUBSCRIBE
+	pubrec     bool    // a PUBREC < 0x80 was received
+	pubrelSent bool    // a PUBREL was sent
+	done       bool    // completed: no longer in flight
+	pub        *Packet // PUBLISH: the packet (in the history) whose message this is
+	seq        int     // global order of the first send
+	conn       int     // sender's connection epoch at the last send
+	step       int     // step of the last send
+	pubrecAt   int     // the sender's crash count when it was
 	pubrelStep int
-	done       bool // completed: no longer in flight
-	doneAt     int  // the sender's crash count at completion
+	doneAt     int // the sender's crash count at completion
+}
+
+// msg, topic and qos are the flight's message id, topic and QoS (PUBLISH).
+func (f *flight) msg() string {
+	if f.pub == nil {
+		return ""
+	}
+	return f.pub.Msg
+}
+
+func (f *flight) topic() string {
+	if f.pub == nil {
+		return ""
+	}
+	return f.pub.Topic
+}
+
+func (f *flight) qos() uint8 {
+	if f.pub == nil {
+		return 0
+	}
+	return f.pub.QoS
+}
+
+func (f *flight) payload() string {
+	if f.pub == nil {
+		return ""
+	}
+	return f.pub.Payload
 }
 
 // link is the sender's view of its current connection towards a peer.
 type link struct {
-	epoch     int  // bumps on every ConnOpened, ConnClosed, crash and CONNACK
-	connacked bool // a CONNACK packet was seen in this epoch
-	sp        bool // that CONNACK had Session Present = 1
-	spStep    int  // step of that CONNACK
-	lastSeq   int  // highest original seq resent in this epoch
-	pubrecs   map[uint16]bool
+	epoch     int   // bumps on every ConnOpened, ConnClosed, crash and CONNACK
+	connacked bool  // a CONNACK packet was seen in this epoch
+	sp        bool  // that CONNACK had Session Present = 1
+	spStep    int   // step of that CONNACK
+	lastSeq   int   // highest original seq resent in this epoch
+	pubrecs   idSet // PUBREC ids received in this epoch
 }
 
 // dirState is everything the tracker knows of one direction of a
@@ -37,7 +63,7 @@ type dirState struct {
 	to   string // the receiver's name
 	used bool   // the tracker created this direction
 	link
-	ids map[uint16]*flight
+	ids flights
 }
 
 // tracker follows packet ids in flight per direction and each sender's
@@ -58,14 +84,14 @@ func (t *tracker) state(from, to int32) *dirState {
 	s := t.dirs.at(from, to)
 	if !s.used {
 		*s = dirState{from: from, to: t.x.nodes[to], used: true,
-			link: link{spStep: -1}, ids: map[uint16]*flight{}}
+			link: link{spStep: -1}}
 	}
 	return s
 }
 
 // get returns the flight of id in flight in s, or nil.
 func (s *dirState) get(id uint16) *flight {
-	if f := s.ids[id]; f != nil && !f.done {
+	if f := s.ids.lookup(id); f != nil && !f.done {
 		return f
 	}
 	return nil
@@ -73,7 +99,7 @@ func (s *dirState) get(id uint16) *flight {
 
 // past returns the last completed flight of id in s, or nil.
 func (s *dirState) past(id uint16) *flight {
-	if f := s.ids[id]; f != nil && f.done {
+	if f := s.ids.lookup(id); f != nil && f.done {
 		return f
 	}
 	return nil
@@ -108,12 +134,8 @@ func (t *tracker) update(i int, e *Event) {
 func (s *dirState) newEpoch() {
 	s.epoch++
 	s.connacked, s.sp, s.spStep, s.lastSeq = false, false, -1, 0
-	clear(s.pubrecs)
-	for id, f := range s.ids {
-		if f.kind != PUBLISH {
-			delete(s.ids, id)
-		}
-	}
+	s.pubrecs.reset()
+	s.ids.dropUnless(PUBLISH)
 }
 
 // connack records a CONNACK on the connection: the sender's session is
@@ -123,7 +145,7 @@ func (s *dirState) connack(i int, sp bool) {
 	s.newEpoch()
 	s.connacked, s.sp, s.spStep = true, sp, i
 	if !sp {
-		clear(s.ids)
+		s.ids.reset()
 	}
 }
 
@@ -157,13 +179,9 @@ func (t *tracker) sent(i int, e *Event) {
 
 func (t *tracker) nextSeq() int { t.seq++; return t.seq }
 
-// put makes f the flight of id, reusing the old record's memory.
+// put makes f the flight of id.
 func (s *dirState) put(id uint16, f flight) {
-	if old := s.ids[id]; old != nil {
-		*old = f
-		return
-	}
-	s.ids[id] = &f
+	s.ids.put(id, f)
 }
 
 // sentPublish records a first send or a resend of a QoS>0 PUBLISH.
@@ -176,12 +194,10 @@ func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
 			f.conn, f.step = s.epoch, i
 			return
 		}
-		s.put(p.ID, flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
-			qos: p.QoS, seq: seq, conn: s.epoch, step: i})
+		s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: seq, conn: s.epoch, step: i})
 		return
 	}
-	s.put(p.ID, flight{kind: PUBLISH, msg: p.Msg, payload: p.Payload, topic: p.Topic,
-		qos: p.QoS, seq: t.nextSeq(), conn: s.epoch, step: i})
+	s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: t.nextSeq(), conn: s.epoch, step: i})
 }
 
 // resendSeq reports whether p resends a message this direction already sent
@@ -202,7 +218,7 @@ func (s *dirState) resendSeq(p *Packet) (int, bool) {
 
 // samePublish reports whether p carries the same message as f.
 func samePublish(f *flight, p *Packet) bool {
-	return f.msg == p.Msg && f.payload == p.Payload && f.topic == p.Topic && f.qos == p.QoS
+	return f.msg() == p.Msg && f.payload() == p.Payload && f.topic() == p.Topic && f.qos() == p.QoS
 }
 
 func (t *tracker) received(i int, e *Event) {
@@ -227,12 +243,7 @@ func (t *tracker) received(i int, e *Event) {
 	}
 }
 
-func (l *link) addPubrec(id uint16) {
-	if l.pubrecs == nil {
-		l.pubrecs = map[uint16]bool{}
-	}
-	l.pubrecs[id] = true
-}
+func (l *link) addPubrec(id uint16) { l.pubrecs.add(id) }
 
 // complete frees id in s if a flight of that kind holds it; a PUBLISH stays
 // known as the id's last completed flight, SUBSCRIBE/UNSUBSCRIBE are dropped.
@@ -242,7 +253,7 @@ func (t *tracker) complete(s *dirState, id uint16, kind uint8) {
 		return
 	}
 	if kind != PUBLISH {
-		delete(s.ids, id)
+		s.ids.drop(id)
 		return
 	}
 	f.done, f.doneAt = true, t.crashes[s.from]

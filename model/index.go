@@ -19,6 +19,7 @@ type index struct {
 	nodeMap map[string]int32 // used once nodes outgrow a linear scan
 	msgMap  map[string]int32
 
+	accepted   int  // Accepted events
 	liveness   int  // the first LivenessStart, or -1
 	connClosed bool // the history records a ConnClosed event
 }
@@ -53,7 +54,10 @@ func newIndex(h *History) *index {
 		d := &x.ev[i]
 		d.node, d.peer = x.nodeID(e.Node), x.nodeID(e.Peer)
 		switch e.Kind {
-		case Accepted, Acknowledged, Delivered:
+		case Accepted:
+			d.msg = x.msgID(e.Msg)
+			x.accepted++
+		case Acknowledged, Delivered:
 			d.msg = x.msgID(e.Msg)
 		case Sent, Received:
 			if e.Packet.Msg != "" {
@@ -119,41 +123,42 @@ func (x *index) peerOf(i int) int32 {
 	return emptyID
 }
 
-// pairs is a table of int32 values keyed by (node id, msg id), zero when
-// unset: dense while the product of nodes and messages stays within a small
-// multiple of the history's length, a map beyond.
-type pairs struct {
+// pairs is a table of values keyed by (node id, msg id), the zero value
+// when unset: dense while the product of nodes and messages stays within a
+// small multiple of the history's length, a map beyond.
+type pairs[T comparable] struct {
 	width  int32 // number of msg ids
-	dense  []int32
-	sparse map[uint64]int32
+	dense  []T
+	sparse map[uint64]T
 }
 
 // newPairs returns an empty table for x's nodes and messages.
-func (x *index) newPairs() pairs {
+func newPairs[T comparable](x *index) pairs[T] {
 	n, m := len(x.nodes), len(x.msgs)
 	if n*m <= 4*len(x.ev)+1024 {
-		return pairs{width: int32(m), dense: make([]int32, n*m)}
+		return pairs[T]{width: int32(m), dense: make([]T, n*m)}
 	}
-	return pairs{width: int32(m), sparse: map[uint64]int32{}}
+	return pairs[T]{width: int32(m), sparse: map[uint64]T{}}
 }
 
 func pairKey(node, msg int32) uint64 { return uint64(uint32(node))<<32 | uint64(uint32(msg)) }
 
-// get returns the value of (node, msg), 0 if unset.
-func (p *pairs) get(node, msg int32) int32 {
+// get returns the value of (node, msg), zero if unset.
+func (p *pairs[T]) get(node, msg int32) T {
 	if p.dense != nil {
 		return p.dense[node*p.width+msg]
 	}
 	return p.sparse[pairKey(node, msg)]
 }
 
-// set sets the value of (node, msg); 0 unsets it.
-func (p *pairs) set(node, msg, v int32) {
+// set sets the value of (node, msg); zero unsets it.
+func (p *pairs[T]) set(node, msg int32, v T) {
 	if p.dense != nil {
 		p.dense[node*p.width+msg] = v
 		return
 	}
-	if v == 0 {
+	var zero T
+	if v == zero {
 		delete(p.sparse, pairKey(node, msg))
 		return
 	}

@@ -68,11 +68,11 @@ func checkNoLoss(x *index) []Violation {
 		return nil
 	}
 	ml, scan := collectMessages(x), collectSubs(x)
-	delivered := x.newPairs()
+	delivered := newPairs[bool](x)
 	for i := range x.h.Events {
 		if x.h.Events[i].Kind == Delivered {
 			d := &x.ev[i]
-			delivered.set(d.node, d.msg, 1)
+			delivered.set(d.node, d.msg, true)
 		}
 	}
 	match := newMatchMemo(scan.filters, ml.topics)
@@ -86,14 +86,14 @@ func checkNoLoss(x *index) []Violation {
 			if !s.owes(m, &scan.firstSent) || s.node == m.node || !match.matches(s, m) {
 				continue
 			}
-			if delivered.get(s.node, m.msg) != 0 {
+			if delivered.get(s.node, m.msg) {
 				continue
 			}
 			node := x.nodes[s.node]
 			out = append(out, Violation{Step: m.step, Invariant: NoLoss, Node: node,
 				Reason: fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
 					x.msgs[m.msg], x.nodes[m.node], m.topic, m.qos, node, s.filter, s.step)})
-			delivered.set(s.node, m.msg, 1) // once per subscriber
+			delivered.set(s.node, m.msg, true) // once per subscriber
 		}
 	}
 	return out
@@ -141,7 +141,7 @@ type msgList struct {
 
 // collectMessages lists the QoS>=1 Accepted messages in history order.
 func collectMessages(x *index) msgList {
-	var ml msgList
+	ml := msgList{msgs: make([]accepted, 0, x.accepted)}
 	byMsg := make([]int32, len(x.msgs))      // msg id -> index in ml.msgs + 1
 	pending := make([][]int32, len(x.nodes)) // publisher -> accepted, not acknowledged
 	topicIDs := map[string]int32{}
@@ -191,7 +191,7 @@ func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
 // got m while s was in effect, and the way s ended does not excuse it.
 // firstSent holds the step + 1 the broker first sent each node a PUBLISH of
 // a message.
-func (s *sub) owes(m *accepted, firstSent *pairs) bool {
+func (s *sub) owes(m *accepted, firstSent *pairs[int32]) bool {
 	if s.step >= m.ref {
 		return false
 	}
@@ -246,7 +246,7 @@ type subScan struct {
 	req        map[nodeID]request // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
 	clientAck  []clientAck        // client -> its last SUBACK/UNSUBACK received
-	firstSent  pairs              // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
+	firstSent  pairs[int32]       // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
 }
 
 // collectSubs lists the persistent QoS>=1 subscriptions of the history in
@@ -267,7 +267,7 @@ func collectSubs(x *index) *subScan {
 	s := &subScan{
 		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n),
 		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([]clientAck, n),
-		firstSent: x.newPairs(),
+		firstSent: newPairs[int32](x),
 	}
 	seen := make([]bool, n)
 	for i := range x.h.Events {

@@ -64,15 +64,15 @@ func checkOrder(x *index) []Violation {
 			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: tid, qos: e.QoS, index: counts[k]}
 		}
 	}
-	firsts := x.newPairs()
+	firsts := newPairs[bool](x)
 	marks := map[orderKey]orderMark{}
 	var out []Violation
 	for i := range x.h.Events {
 		e, d := &x.h.Events[i], &x.ev[i]
-		if e.Kind != Delivered || firsts.get(d.node, d.msg) != 0 {
+		if e.Kind != Delivered || firsts.get(d.node, d.msg) {
 			continue
 		}
-		firsts.set(d.node, d.msg, 1)
+		firsts.set(d.node, d.msg, true)
 		if e.QoS == 0 {
 			// Not ordered, but still the message's first delivery: a later
 			// copy (a resend delivered after a subscription upgrade) is a

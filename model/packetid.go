@@ -49,7 +49,7 @@ func judgeNewID(t *tracker, i int, e *Event) string {
 	}
 	was := packetName(f.kind)
 	if f.kind == PUBLISH {
-		was = fmt.Sprintf("PUBLISH of msg %q", f.msg)
+		was = fmt.Sprintf("PUBLISH of msg %q", f.msg())
 	}
 	return fmt.Sprintf("new %s to %s reuses id %d, still in flight since step %d (%s) %s",
 		packetName(p.Type), e.Peer, p.ID, f.step, was, rule)

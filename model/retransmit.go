@@ -68,7 +68,7 @@ func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
 	case !p.Dup:
 		return what + " with DUP=0 [MQTT-3.3.1-1]"
 	case !samePublish(f, p):
-		return fmt.Sprintf("%s differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", what, f.msg, f.topic, f.qos)
+		return fmt.Sprintf("%s differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", what, f.msg(), f.topic(), f.qos())
 	case f.conn == s.epoch:
 		return fmt.Sprintf("%s on the same connection it was sent on at step %d [MQTT-4.4.0-1]", what, f.step)
 	case !s.sp:

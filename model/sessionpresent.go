@@ -86,7 +86,7 @@ func judgeDiscarded(l *dirState, p *Packet) string {
 	case p.Type == PUBLISH && p.Dup:
 		return fmt.Sprintf("PUBLISH id %d (msg %q) to %s with DUP=1 after Session Present=0 at step %d: the old session must be discarded [MQTT-3.2.2-5]",
 			p.ID, p.Msg, l.to, l.spStep)
-	case p.Type == PUBREL && !l.pubrecs[p.ID]:
+	case p.Type == PUBREL && !l.pubrecs.has(p.ID):
 		return fmt.Sprintf("PUBREL id %d to %s after Session Present=0 at step %d with no PUBREC for it on this connection [MQTT-3.2.2-5]",
 			p.ID, l.to, l.spStep)
 	}
