@@ -7,13 +7,13 @@ import (
 // brokerOut is one outbound message of a session.
 type brokerOut struct {
 	seq    uint64 // global order; the record key
-	id     uint16 // packet id, 0 while queued
 	msg    brokerMsg
+	conn   ConnID // connection its PUBLISH was last sent on
+	id     uint16 // packet id, 0 while queued
 	qos    packet.QoS
 	retain bool
-	pubrel bool   // PUBREC received, PUBREL sent or pending
-	sent   bool   // PUBLISH sent at least once (resends carry DUP=1)
-	conn   ConnID // connection its PUBLISH was last sent on
+	pubrel bool // PUBREC received, PUBREL sent or pending
+	sent   bool // PUBLISH sent at least once (resends carry DUP=1)
 }
 
 // brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it
@@ -36,7 +36,7 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 		b.storeRetained(m, qos) // [MQTT-3.3.1-5] [MQTT-3.3.1-6]
 	}
 	b.fan = b.fan[:0]
-	b.matches = b.tree.match(m.topic, b.matches[:0])
+	b.matches = b.tree.match(m.topic(), b.matches[:0])
 	for _, sm := range b.matches {
 		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
 			continue // [MQTT-3.8.3-3]
@@ -175,7 +175,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 		b.removeOut(s, i) // [MQTT-3.3.2-5] delivery had not started
 		return false
 	}
-	p := b.pkts.publish(packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic, PacketID: m.id, Payload: m.msg.payload})
+	p := b.pkts.publish(packet.Publish{Dup: dup, QoS: m.qos, Retain: m.retain, Topic: m.msg.topic(), PacketID: m.id, Payload: m.msg.payload()})
 	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
 		p.Props = m.msg.propsAt(b.now)
 	}
@@ -196,7 +196,7 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		b.stats.DroppedExpired++
 		return // [MQTT-3.3.2-5]
 	}
-	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic, Payload: m.msg.payload})
+	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic(), Payload: m.msg.payload()})
 	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
 		p.Props = m.msg.propsAt(b.now)
 	}

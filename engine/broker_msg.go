@@ -5,21 +5,34 @@ import (
 )
 
 // brokerMsg is an immutable application message shared by every session it
-// was routed to. topic and payload share one buffer.
+// was routed to. Topic and payload share one buffer (topic, payload); the
+// struct is kept small because every queued or inflight copy holds one.
 type brokerMsg struct {
-	topic   []byte
-	payload []byte
-	props   *packet.Properties // forwarded v5 properties; nil when none
-	// expires says the message has a v5 Message Expiry Interval (interval,
-	// seconds); expiresAt is when it runs out, set when it is published.
-	expires   bool
-	interval  uint32
+	buf   []byte             // the topic, then the payload
+	props *packet.Properties // forwarded v5 properties; nil when none
+	// expiresAt is when the v5 Message Expiry Interval runs out, set when
+	// the message is published (see expires).
 	expiresAt Time
 	// originSeq is the sequence number of the pending inbound QoS 2 record
 	// this message came from (0 when none): it tells, at restart, which
 	// sessions already hold their copy.
 	originSeq uint64
+	// expires says the message has a v5 Message Expiry Interval (interval,
+	// seconds).
+	interval uint32
+	ntopic   uint16 // the topic's length (at most maxTopicLen)
+	expires  bool
 }
+
+// maxTopicLen is the longest topic name: a UTF-8 string's length is two
+// bytes (§1.5.4), so brokerMsg keeps it in a uint16.
+const maxTopicLen = 65535
+
+// topic returns the topic name.
+func (m *brokerMsg) topic() []byte { return m.buf[:m.ntopic:m.ntopic] }
+
+// payload returns the payload.
+func (m *brokerMsg) payload() []byte { return m.buf[m.ntopic:] }
 
 // forwarded lists the v5 PUBLISH properties the broker passes on unchanged
 // [MQTT-3.3.2-15] [MQTT-3.3.2-16] [MQTT-3.3.2-17] [MQTT-3.3.2-20].
@@ -40,7 +53,7 @@ func newBrokerMsg(arena *byteArena, topic, payload []byte, props *packet.Propert
 		copy(buf, topic)
 		copy(buf[len(topic):], payload)
 	}
-	m := brokerMsg{topic: buf[:len(topic):len(topic)], payload: buf[len(topic):]}
+	m := brokerMsg{buf: buf, ntopic: uint16(len(topic))}
 	if v5 && props != nil && props.Present.Has(packet.PropMessageExpiry) {
 		m.expires, m.interval = true, props.MessageExpiry
 	}

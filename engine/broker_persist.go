@@ -354,7 +354,7 @@ func (b *Broker) restoreSession(r Record) error {
 	if ver != 4 && ver != 5 {
 		return corrupt(r.Key, "protocol version "+strconv.Itoa(int(ver)))
 	}
-	if will != nil && (will.qos > 2 || !validTopicName(will.msg.topic)) {
+	if will != nil && (will.qos > 2 || !validTopicName(will.msg.topic())) {
 		return corrupt(r.Key, "invalid will")
 	}
 	b.seen(seq)
@@ -424,7 +424,7 @@ func (b *Broker) restoreInbound(r Record) error {
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keyIn(id, pid) || pid == 0 || (p != nil && !validTopicName(p.msg.topic)) {
+	if r.Key != keyIn(id, pid) || pid == 0 || (p != nil && !validTopicName(p.msg.topic())) {
 		return corrupt(r.Key, "inbound id does not match its key")
 	}
 	b.seen(seq)
@@ -444,10 +444,10 @@ func (b *Broker) restoreRetained(r Record) error {
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keyRetained(string(ret.msg.topic)) || ret.qos > 2 || len(ret.msg.payload) == 0 {
+	if r.Key != keyRetained(string(ret.msg.topic())) || ret.qos > 2 || len(ret.msg.payload()) == 0 {
 		return corrupt(r.Key, "retained message does not match its key or is invalid")
 	}
 	b.seen(ret.seq)
-	b.retained[string(ret.msg.topic)] = ret
+	b.retained[string(ret.msg.topic())] = ret
 	return nil
 }

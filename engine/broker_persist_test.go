@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"testing"
 
+	"github.com/mqttlab/mqttlab/engine/packet"
 	"pgregory.net/rapid"
 )
 
@@ -73,4 +78,52 @@ func TestRecordKeyAllocations(t *testing.T) {
 		}
 	}
 	_ = sink
+}
+
+// TestRecordMessageRoundTrip writes messages with recWriter.msg and reads
+// them back: topic and payload (one buffer, the topic's length kept in 16
+// bits), expiry and forwarded properties come back unchanged, and a record
+// whose topic is longer than any topic name can be is refused, not cut.
+func TestRecordMessageRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		topic := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "topic")
+		payload := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "payload")
+		var props *packet.Properties
+		if rapid.Bool().Draw(t, "v5") {
+			props = &packet.Properties{Present: forwarded, ContentType: rapid.String().Draw(t, "ct"),
+				User: []packet.UserProperty{{Key: "k", Value: rapid.String().Draw(t, "uv")}}}
+			if rapid.Bool().Draw(t, "expires") {
+				props.Present = props.Present.With(packet.PropMessageExpiry)
+				props.MessageExpiry = rapid.Uint32().Draw(t, "expiry")
+			}
+		}
+		m := newBrokerMsg(nil, topic, payload, props, true)
+		m.startExpiry(Time(rapid.Int64Range(0, 1<<40).Draw(t, "now")))
+		var w recWriter
+		w.msg(&m)
+		r := recReader{b: w.b}
+		got := r.msg()
+		if r.err != nil || len(r.b) != 0 {
+			t.Fatalf("read back: %v, %d bytes left", r.err, len(r.b))
+		}
+		if !bytes.Equal(got.topic(), topic) || !bytes.Equal(got.payload(), payload) {
+			t.Fatalf("topic %q payload %q, want %q %q", got.topic(), got.payload(), topic, payload)
+		}
+		if got.expires != m.expires || got.interval != m.interval || got.expiresAt != m.expiresAt {
+			t.Fatalf("expiry %v %d %d, want %v %d %d", got.expires, got.interval, got.expiresAt, m.expires, m.interval, m.expiresAt)
+		}
+		if (got.props == nil) != (m.props == nil) || (got.props != nil && !reflect.DeepEqual(*got.props, *m.props)) {
+			t.Fatalf("props %+v, want %+v", got.props, m.props)
+		}
+	})
+	long := newBrokerMsg(nil, nil, []byte("p"), nil, false)
+	var w recWriter
+	w.msg(&long)
+	value := append(binary.BigEndian.AppendUint32(nil, maxTopicLen+1), make([]byte, maxTopicLen+1)...)
+	value = append(value, w.b[4:]...) // the empty topic's length replaced by a too long topic
+	r := recReader{b: value}
+	r.msg()
+	if !errors.Is(r.err, errRecTopic) {
+		t.Fatalf("a %d-byte topic read back with error %v", maxTopicLen+1, r.err)
+	}
 }

@@ -47,8 +47,8 @@ func (w *recWriter) bool(v bool) {
 
 // msg encodes a message: topic, payload, then the forwarded v5 properties.
 func (w *recWriter) msg(m *brokerMsg) {
-	w.bytes(m.topic)
-	w.bytes(m.payload)
+	w.bytes(m.topic())
+	w.bytes(m.payload())
 	w.bool(m.expires)
 	w.u32(m.interval)
 	w.u64(uint64(m.expiresAt))
@@ -80,6 +80,7 @@ var (
 	errRecShort    = errors.New("value truncated")
 	errRecTrailing = errors.New("trailing bytes after the value")
 	errRecBool     = errors.New("flag byte is neither 0 nor 1")
+	errRecTopic    = errors.New("topic longer than 65535 bytes")
 )
 
 func (r *recReader) take(n int) []byte {
@@ -123,13 +124,16 @@ func (r *recReader) u64() uint64 {
 	return 0
 }
 
-func (r *recReader) bytes() []byte {
+func (r *recReader) bytes() []byte { return append([]byte(nil), r.view()...) }
+
+// view is bytes without the copy: the result aliases the record's value.
+func (r *recReader) view() []byte {
 	n := r.u32()
 	if int64(n) > int64(len(r.b)) {
 		r.err = errRecShort
 		return nil
 	}
-	return append([]byte(nil), r.take(int(n))...)
+	return r.take(int(n))
 }
 
 func (r *recReader) str() string { return string(r.bytes()) }
@@ -149,7 +153,10 @@ func (r *recReader) bool() bool {
 
 // msg decodes a message written by recWriter.msg.
 func (r *recReader) msg() brokerMsg {
-	topic, payload := r.bytes(), r.bytes()
+	topic, payload := r.view(), r.view() // newBrokerMsg copies them
+	if len(topic) > maxTopicLen && r.err == nil {
+		r.err = errRecTopic
+	}
 	m := newBrokerMsg(nil, topic, payload, nil, false)
 	m.expires, m.interval, m.expiresAt = r.bool(), r.u32(), Time(r.u64())
 	if !r.bool() {

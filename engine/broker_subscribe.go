@@ -65,7 +65,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 				b.delRetained(t)
 				continue
 			}
-			if filterMatches(sub.Filter, r.msg.topic) {
+			if filterMatches(sub.Filter, r.msg.topic()) {
 				// [MQTT-3.3.1-8] retained messages go out with RETAIN=1.
 				b.enqueue(s, brokerOut{msg: r.msg, qos: min(r.qos, sub.QoS), retain: true})
 			}
@@ -97,8 +97,8 @@ func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
 // storeRetained replaces the retained message of the topic, or deletes it
 // when the payload is empty [MQTT-3.3.1-6] (3.1.1 [MQTT-3.3.1-10]).
 func (b *Broker) storeRetained(m brokerMsg, qos packet.QoS) {
-	t := string(m.topic)
-	if len(m.payload) == 0 {
+	t := string(m.topic())
+	if len(m.payload()) == 0 {
 		if _, ok := b.retained[t]; ok {
 			delete(b.retained, t)
 			b.delRetained(t)
