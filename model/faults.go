@@ -94,12 +94,13 @@ func rolesOf(x *index) []Role {
 // nodeFaults is what FaultsOf keeps of one node while scanning.
 type nodeFaults struct {
 	role       Role
-	unacked    int             // accepted QoS>=1 msgs not yet acknowledged (in faultScan.unacked)
-	undeliv    int             // received PUBLISH msgs not yet delivered (in faultScan.undeliv)
-	undelivGen int32           // the mark of this node's live entries in faultScan.undeliv
-	pubrecSent map[uint16]bool // id -> PUBREC sent since the last QoS2 PUBLISH of that id
-	window     map[uint16]bool // ids delivered, PUBREC not yet sent
-	connects   bool            // sent a CONNECT whose connection has not been seen to end
+	unacked    int   // accepted QoS>=1 msgs not yet acknowledged (in faultScan.unacked)
+	undeliv    int   // received PUBLISH msgs not yet delivered (in faultScan.undeliv)
+	undelivGen int32 // the mark of this node's live entries in faultScan.undeliv
+	pubrecSent idSet // ids whose PUBREC was sent since the last QoS2 PUBLISH of that id
+	window     idSet // ids delivered, PUBREC not yet sent
+	windowN    int   // how many
+	connects   bool  // sent a CONNECT whose connection has not been seen to end
 }
 
 // faultScan is the state FaultsOf keeps while scanning.
@@ -153,11 +154,10 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 	case Sent:
 		switch e.Packet.Type {
 		case PUBREC:
-			delete(n.window, e.Packet.ID)
-			if n.pubrecSent == nil {
-				n.pubrecSent = map[uint16]bool{}
+			if n.window.del(e.Packet.ID) {
+				n.windowN--
 			}
-			n.pubrecSent[e.Packet.ID] = true
+			n.pubrecSent.add(e.Packet.ID)
 		case CONNECT:
 			if n.connects {
 				s.connLost(f, n) // a reconnect: the last connection ended unseen
@@ -213,7 +213,7 @@ func (s *faultScan) received(n *nodeFaults, e *Event, d *evIDs) {
 	}
 	if p.QoS == 2 {
 		s.qos2ID.set(d.node, d.msg, int32(p.ID)+1)
-		delete(n.pubrecSent, p.ID)
+		n.pubrecSent.del(p.ID)
 	}
 }
 
@@ -226,11 +226,8 @@ func (s *faultScan) delivered(n *nodeFaults, e *Event, d *evIDs) {
 		return
 	}
 	id := s.qos2ID.get(d.node, d.msg)
-	if id != 0 && !n.pubrecSent[uint16(id-1)] {
-		if n.window == nil {
-			n.window = map[uint16]bool{}
-		}
-		n.window[uint16(id-1)] = true
+	if id != 0 && !n.pubrecSent.has(uint16(id-1)) && n.window.add(uint16(id-1)) {
+		n.windowN++
 	}
 }
 
@@ -265,13 +262,14 @@ func (s *faultScan) crash(f *Faults, i int, e *Event, n *nodeFaults) {
 			f.SubscriberMidDelivery++
 		}
 	}
-	if len(n.window) > 0 {
+	if n.windowN > 0 {
 		f.QoS2WindowCrashes++
 	}
 	// A crash ends every in-progress delivery and window of the node, and
 	// its connection (counted as lost only through ConnClosed).
 	n.undelivGen++
 	n.undeliv = 0
-	clear(n.window)
+	n.window.reset()
+	n.windowN = 0
 	n.connects = false
 }

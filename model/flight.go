@@ -8,12 +8,12 @@ type flight struct {
 	pubrelSent bool    // a PUBREL was sent
 	done       bool    // completed: no longer in flight
 	pub        *Packet // PUBLISH: the packet (in the history) whose message this is
-	seq        int     // global order of the first send
-	conn       int     // sender's connection epoch at the last send
-	step       int     // step of the last send
-	pubrecAt   int     // the sender's crash count when it was
-	pubrelStep int
-	doneAt     int // the sender's crash count at completion
+	seq        int32   // global order of the first send
+	conn       int32   // sender's connection epoch at the last send
+	step       int32   // step of the last send
+	pubrecAt   int32   // the sender's crash count when it was
+	pubrelStep int32   // step of the PUBREL
+	doneAt     int32   // the sender's crash count at completion
 }
 
 // msg, topic and qos are the flight's message id, topic and QoS (PUBLISH).
@@ -47,11 +47,11 @@ func (f *flight) payload() string {
 
 // link is the sender's view of its current connection towards a peer.
 type link struct {
-	epoch     int   // bumps on every ConnOpened, ConnClosed, crash and CONNACK
+	epoch     int32 // bumps on every ConnOpened, ConnClosed, crash and CONNACK
 	connacked bool  // a CONNACK packet was seen in this epoch
 	sp        bool  // that CONNACK had Session Present = 1
 	spStep    int   // step of that CONNACK
-	lastSeq   int   // highest original seq resent in this epoch
+	lastSeq   int32 // highest original seq resent in this epoch
 	pubrecs   idSet // PUBREC ids received in this epoch
 }
 
@@ -71,12 +71,12 @@ type dirState struct {
 type tracker struct {
 	x       *index
 	dirs    dirTab[dirState] // from -> to -> state
-	crashes []int            // node id -> crashes so far
-	seq     int
+	crashes []int32          // node id -> crashes so far
+	seq     int32
 }
 
 func newTracker(x *index) *tracker {
-	return &tracker{x: x, dirs: newDirTab[dirState](x), crashes: make([]int, len(x.nodes))}
+	return &tracker{x: x, dirs: newDirTab[dirState](x), crashes: make([]int32, len(x.nodes))}
 }
 
 // state returns the state of direction from->to, creating it.
@@ -170,14 +170,14 @@ func (t *tracker) sent(i int, e *Event) {
 		}
 	case PUBREL:
 		if f := s.get(p.ID); f != nil && f.kind == PUBLISH {
-			f.pubrelSent, f.pubrelStep = true, i
+			f.pubrelSent, f.pubrelStep = true, int32(i)
 		}
 	case SUBSCRIBE, UNSUBSCRIBE:
-		s.put(p.ID, flight{kind: p.Type, seq: t.nextSeq(), conn: s.epoch, step: i})
+		s.put(p.ID, flight{kind: p.Type, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
 	}
 }
 
-func (t *tracker) nextSeq() int { t.seq++; return t.seq }
+func (t *tracker) nextSeq() int32 { t.seq++; return t.seq }
 
 // put makes f the flight of id.
 func (s *dirState) put(id uint16, f flight) {
@@ -191,19 +191,19 @@ func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
 			s.lastSeq = seq
 		}
 		if f := s.get(p.ID); f != nil && f.kind == PUBLISH {
-			f.conn, f.step = s.epoch, i
+			f.conn, f.step = s.epoch, int32(i)
 			return
 		}
-		s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: seq, conn: s.epoch, step: i})
+		s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: seq, conn: s.epoch, step: int32(i)})
 		return
 	}
-	s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: t.nextSeq(), conn: s.epoch, step: i})
+	s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
 }
 
 // resendSeq reports whether p resends a message this direction already sent
 // with that id (in flight, or completed but resent after a crash), and the
 // original send order of that message.
-func (s *dirState) resendSeq(p *Packet) (int, bool) {
+func (s *dirState) resendSeq(p *Packet) (int32, bool) {
 	if f := s.get(p.ID); f != nil && f.kind == PUBLISH && (p.Dup || samePublish(f, p)) {
 		return f.seq, true
 	}

@@ -83,14 +83,91 @@ func (s idSet) has(id uint16) bool {
 	return w < len(s) && s[w]&(1<<(id&63)) != 0
 }
 
-// add puts id in the set.
-func (s *idSet) add(id uint16) {
+// add puts id in the set and reports whether it was new.
+func (s *idSet) add(id uint16) bool {
 	w := int(id >> 6)
 	if w >= len(*s) {
 		*s = append(*s, make([]uint64, w+1-len(*s))...)
 	}
-	(*s)[w] |= 1 << (id & 63)
+	b := uint64(1) << (id & 63)
+	added := (*s)[w]&b == 0
+	(*s)[w] |= b
+	return added
+}
+
+// del removes id from the set and reports whether it was there.
+func (s idSet) del(id uint16) bool {
+	w := int(id >> 6)
+	if w >= len(s) || s[w]&(1<<(id&63)) == 0 {
+		return false
+	}
+	s[w] &^= 1 << (id & 63)
+	return true
 }
 
 // reset empties the set.
 func (s idSet) reset() { clear(s) }
+
+// idSteps maps packet ids to steps: a slice for ids below maxDenseID, a map
+// for larger ones.
+type idSteps struct {
+	low  []int32 // id -> step + 1, 0 when unset
+	high map[uint16]int
+}
+
+// get returns the step of id.
+func (m *idSteps) get(id uint16) (int, bool) {
+	if id < maxDenseID {
+		if int(id) < len(m.low) && m.low[id] != 0 {
+			return int(m.low[id] - 1), true
+		}
+		return 0, false
+	}
+	step, ok := m.high[id]
+	return step, ok
+}
+
+// set maps id to step.
+func (m *idSteps) set(id uint16, step int) {
+	if id < maxDenseID {
+		if int(id) >= len(m.low) {
+			m.low = append(m.low, make([]int32, int(id)+1-len(m.low))...)
+		}
+		m.low[id] = int32(step) + 1
+		return
+	}
+	if m.high == nil {
+		m.high = map[uint16]int{}
+	}
+	m.high[id] = step
+}
+
+// del unsets id.
+func (m *idSteps) del(id uint16) {
+	if id < maxDenseID {
+		if int(id) < len(m.low) {
+			m.low[id] = 0
+		}
+		return
+	}
+	delete(m.high, id)
+}
+
+// reset unsets every id.
+func (m *idSteps) reset() {
+	clear(m.low)
+	clear(m.high)
+}
+
+// each calls f on every id set: the low ids in order, then the high ones in
+// no particular order.
+func (m *idSteps) each(f func(id uint16, step int)) {
+	for id, v := range m.low {
+		if v != 0 {
+			f(uint16(id), int(v-1))
+		}
+	}
+	for id, step := range m.high {
+		f(id, step)
+	}
+}

@@ -17,43 +17,41 @@ func CheckPubrelAnswered(h *History) []Violation { return checkPubrelAnswered(ne
 
 func checkPubrelAnswered(x *index) []Violation {
 	// pending, per receiver->sender direction: id -> step received.
-	pending := newDirTab[map[uint16]int](x)
+	pending := newDirTab[idSteps](x)
 	for i := range x.h.Events {
 		e, d := &x.h.Events[i], &x.ev[i]
 		switch e.Kind {
 		case Received:
 			if e.Packet.Type == PUBREL {
 				ids := pending.at(d.node, d.peer)
-				if *ids == nil {
-					*ids = map[uint16]int{}
-				}
-				if _, ok := (*ids)[e.Packet.ID]; !ok {
-					(*ids)[e.Packet.ID] = i
+				if _, ok := ids.get(e.Packet.ID); !ok {
+					ids.set(e.Packet.ID, i)
 				}
 			}
 		case Sent:
 			switch e.Packet.Type {
 			case PUBCOMP:
-				delete(*pending.at(d.node, d.peer), e.Packet.ID)
+				pending.at(d.node, d.peer).del(e.Packet.ID)
 			case CONNECT, CONNACK: // a new connection: the old one ended
-				clear(*pending.at(d.node, d.peer))
+				pending.at(d.node, d.peer).reset()
 			}
 		case ConnClosed, ConnOpened:
-			clear(*pending.at(d.node, x.peerOf(i)))
+			pending.at(d.node, x.peerOf(i)).reset()
 		case Crash:
-			pending.row(d.node, func(_ int32, ids *map[uint16]int) { clear(*ids) })
+			pending.row(d.node, func(_ int32, ids *idSteps) { ids.reset() })
 		}
 	}
 	if x.liveness < 0 {
 		return nil
 	}
 	var out []Violation
-	pending.each(func(from, to int32, ids *map[uint16]int) {
-		for id, step := range *ids {
+	pending.each(func(from, to int32, ids *idSteps) {
+		ids.each(func(id uint16, step int) {
 			out = append(out, Violation{Step: step, Invariant: PubrelAnswered, Node: x.nodes[from],
 				Reason: fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, x.nodes[to])})
-		}
+		})
 	})
+	// Each PUBREL received left at most one pending id: steps are distinct.
 	sort.Slice(out, func(i, j int) bool { return out[i].Step < out[j].Step })
 	return out
 }

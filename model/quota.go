@@ -9,7 +9,8 @@ const maxReceiveMax = 65535
 type quotaConn struct {
 	v5      bool
 	limit   int
-	unacked map[uint16]bool
+	unacked idSet // ids of the unacked PUBLISHes
+	n       int   // how many
 }
 
 // CheckSendQuota checks invariant 7 for v5 clients: the QoS>0 PUBLISHes a
@@ -26,17 +27,10 @@ func CheckSendQuota(h *History) []Violation { return checkSendQuota(newIndex(h))
 func checkSendQuota(x *index) []Violation {
 	conns := make([]quotaConn, len(x.nodes)) // per client: its current connection
 	reset := func(c *quotaConn) {
-		m := c.unacked
-		clear(m)
-		*c = quotaConn{unacked: m}
+		c.unacked.reset()
+		*c = quotaConn{unacked: c.unacked}
 	}
-	get := func(node int32) *quotaConn {
-		c := &conns[node]
-		if c.unacked == nil {
-			c.unacked = map[uint16]bool{}
-		}
-		return c
-	}
+	get := func(node int32) *quotaConn { return &conns[node] }
 	var out []Violation
 	for i := range x.h.Events {
 		e, d := &x.h.Events[i], &x.ev[i]
@@ -70,35 +64,35 @@ func quotaConnected(c *quotaConn, i int, e *Event) *Violation {
 	if c.limit == 0 {
 		c.limit = maxReceiveMax
 	}
-	if !c.v5 || len(c.unacked) <= c.limit {
+	if !c.v5 || c.n <= c.limit {
 		return nil
 	}
 	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
 		Reason: fmt.Sprintf("%d unacknowledged QoS>0 PUBLISHes sent before CONNACK on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
-			len(c.unacked), c.limit)}
+			c.n, c.limit)}
 }
 
 // quotaSent counts a QoS>0 PUBLISH and reports the quota overrun it causes.
 func quotaSent(c *quotaConn, i int, e *Event) *Violation {
 	p := &e.Packet
-	if p.Type != PUBLISH || p.QoS == 0 || c.unacked[p.ID] {
+	if p.Type != PUBLISH || p.QoS == 0 || !c.unacked.add(p.ID) {
 		return nil
 	}
-	c.unacked[p.ID] = true
-	if !c.v5 || len(c.unacked) <= c.limit {
+	c.n++
+	if !c.v5 || c.n <= c.limit {
 		return nil
 	}
 	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
 		Reason: fmt.Sprintf("PUBLISH id %d makes %d unacknowledged QoS>0 PUBLISHes on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
-			p.ID, len(c.unacked), c.limit)}
+			p.ID, c.n, c.limit)}
 }
 
 // quotaReceived returns quota for the acks that end a PUBLISH flow.
 func quotaReceived(c *quotaConn, p *Packet) {
 	switch {
-	case p.Type == PUBACK, p.Type == PUBCOMP:
-		delete(c.unacked, p.ID)
-	case p.Type == PUBREC && p.Reason >= reasonFailure:
-		delete(c.unacked, p.ID)
+	case p.Type == PUBACK, p.Type == PUBCOMP, p.Type == PUBREC && p.Reason >= reasonFailure:
+		if c.unacked.del(p.ID) {
+			c.n--
+		}
 	}
 }
