@@ -30,16 +30,26 @@ type ifaceWords struct {
 	data unsafe.Pointer // the boxed value
 }
 
-// Slab blocks start small and double up to slabMax values, so that an engine
-// that lives for a few packets (the sim rebuilds one at every reboot) does
-// not pay for full blocks of every type.
+// Slab blocks start small and double up to slabMax values, and to no more
+// than slabMaxBytes for large types (a block's unused tail is lost when its
+// engine is dropped), so that an engine that lives for a few packets (the
+// sim rebuilds one at every reboot) does not pay for full blocks of every
+// type.
 const (
-	slabMin = 4
-	slabMax = 32
+	slabMin      = 4
+	slabMax      = 32
+	slabMaxBytes = 4096
 )
 
-// nextBlock is the size of the block after one of size n (0: none yet).
-func nextBlock(n int) int { return min(max(2*n, slabMin), slabMax) }
+// nextBlock is the size of the block of values of size bytes each after one
+// of n values (0: none yet).
+func nextBlock(n int, size uintptr) int {
+	most := slabMax
+	if size > 0 {
+		most = max(slabMin, min(slabMax, slabMaxBytes/int(size)))
+	}
+	return min(max(2*n, slabMin), most)
+}
 
 // actionSlab boxes values of one action type T as Actions, carving them from
 // blocks that are never reused.
@@ -52,7 +62,7 @@ type actionSlab[T Action] struct {
 // box returns v as an Action.
 func (s *actionSlab[T]) box(v T) Action {
 	if len(s.free) == 0 {
-		s.n = nextBlock(s.n)
+		s.n = nextBlock(s.n, unsafe.Sizeof(v))
 		s.free = make([]T, s.n)
 		if s.tab == nil {
 			var zero T
@@ -80,7 +90,8 @@ type slab[T any] struct {
 // get returns a zero T of its own.
 func (s *slab[T]) get() *T {
 	if len(s.free) == 0 {
-		s.n = nextBlock(s.n)
+		var zero T
+		s.n = nextBlock(s.n, unsafe.Sizeof(zero))
 		s.free = make([]T, s.n)
 	}
 	p := &s.free[0]

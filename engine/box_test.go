@@ -66,3 +66,22 @@ func TestAckSharing(t *testing.T) {
 	}
 	_ = sink
 }
+
+// TestNextBlock pins the slab block sizes: doubling from slabMin, up to
+// slabMax values, and up to slabMaxBytes for large values.
+func TestNextBlock(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		size uintptr
+		want int
+	}{
+		{0, 48, slabMin}, {4, 48, 8}, {16, 48, slabMax}, {slabMax, 48, slabMax},
+		{0, 0, slabMin}, {16, 0, slabMax}, // zero-size values: no division by zero
+		{0, 304, slabMin}, {8, 304, slabMaxBytes / 304}, {slabMaxBytes / 304, 304, slabMaxBytes / 304},
+		{4, 100000, slabMin}, // a value over slabMaxBytes still gets slabMin per block
+	} {
+		if got := nextBlock(tc.n, tc.size); got != tc.want {
+			t.Errorf("nextBlock(%d, %d) = %d, want %d", tc.n, tc.size, got, tc.want)
+		}
+	}
+}
