@@ -309,3 +309,32 @@ func TestFuzzPackagingFiles(t *testing.T) {
 		}
 	}
 }
+
+// codecImports is all the codec target's package (fuzz/codec) may import,
+// in its test files included: Go's fuzzer pays on every execution for each
+// package linked into the test binary, so a test helper there that imports,
+// say, os/exec would slow the codec target down.
+var codecImports = []string{"errors", "testing", module + "/engine/packet"}
+
+// TestCodecPackageStaysSmall checks fuzz/codec imports only codecImports
+// and links no project or third-party package but engine/packet.
+func TestCodecPackageStaysSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}\n{{join .TestImports \"\\n\"}}\n{{join .XTestImports \"\\n\"}}", "./codec").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if !slices.Contains(codecImports, imp) {
+			t.Errorf("fuzz/codec imports %s; keep it to %v", imp, codecImports)
+		}
+	}
+	out, err = exec.Command("go", "list", "-test", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./codec").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if dep, _, _ := strings.Cut(line, " "); dep != module+"/engine/packet" && !strings.HasPrefix(dep, module+"/fuzz/codec") {
+			t.Errorf("the fuzz/codec test binary links %s", line)
+		}
+	}
+}
