@@ -54,27 +54,30 @@ func judgeResend(t *tracker, s *dirState, p *Packet) string {
 	return judgeKnownResend(t, s, f, p)
 }
 
-// judgeKnownResend checks a resend of the known flight f.
+// judgeKnownResend checks a resend of the known flight f. The reason is
+// only formatted when a rule is broken (most resends are fine).
 func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
-	what := fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, s.to)
 	crashes := t.crashes[s.from]
+	var why string
 	switch {
 	case f.done && crashes == f.doneAt:
-		return what + " after it was acknowledged, with no crash since [MQTT-4.4.0-1]"
+		why = " after it was acknowledged, with no crash since [MQTT-4.4.0-1]"
 	case f.pubrelSent:
-		return fmt.Sprintf("%s after its PUBREL at step %d [MQTT-4.3.3-6]", what, f.pubrelStep)
+		why = fmt.Sprintf(" after its PUBREL at step %d [MQTT-4.3.3-6]", f.pubrelStep)
 	case f.pubrec && crashes == f.pubrecAt:
-		return what + " after its PUBREC; PUBREL was due [MQTT-4.3.3-4] [MQTT-4.4.0-1]"
+		why = " after its PUBREC; PUBREL was due [MQTT-4.3.3-4] [MQTT-4.4.0-1]"
 	case !p.Dup:
-		return what + " with DUP=0 [MQTT-3.3.1-1]"
+		why = " with DUP=0 [MQTT-3.3.1-1]"
 	case !samePublish(f, p):
-		return fmt.Sprintf("%s differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", what, f.msg(), f.topic(), f.qos())
+		why = fmt.Sprintf(" differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", f.msg(), f.topic(), f.qos())
 	case f.conn == s.epoch:
-		return fmt.Sprintf("%s on the same connection it was sent on at step %d [MQTT-4.4.0-1]", what, f.step)
+		why = fmt.Sprintf(" on the same connection it was sent on at step %d [MQTT-4.4.0-1]", f.step)
 	case !s.sp:
-		return what + " without a session-present CONNACK on this connection [MQTT-4.4.0-1]"
+		why = " without a session-present CONNACK on this connection [MQTT-4.4.0-1]"
 	case f.seq < s.lastSeq:
-		return what + " out of original order: a later message was resent before it [MQTT-4.6.0-1]"
+		why = " out of original order: a later message was resent before it [MQTT-4.6.0-1]"
+	default:
+		return ""
 	}
-	return ""
+	return fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, s.to) + why
 }
