@@ -18,10 +18,13 @@ type index struct {
 
 	nodeMap map[string]int32 // used once nodes outgrow a linear scan
 	msgMap  map[string]int32
+	lastMsg int32 // the id msgID returned last (consecutive events often share it)
 
 	accepted   int  // Accepted events
 	liveness   int  // the first LivenessStart, or -1
 	connClosed bool // the history records a ConnClosed event
+
+	sparse bool // tables use their map form whatever their size (tests)
 }
 
 // evIDs are an event's names as ids.
@@ -42,13 +45,20 @@ const (
 const maxScanNodes = 16
 
 // newIndex indexes h.
-func newIndex(h *History) *index {
+func newIndex(h *History) *index { return newIndexOf(h, false) }
+
+// newIndexOf indexes h; sparse puts every table in its map form (the form
+// large histories use), so tests can compare both forms.
+func newIndexOf(h *History, sparse bool) *index {
 	x := &index{
 		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""},
 		ev: make([]evIDs, len(h.Events)), liveness: -1,
-		msgMap: make(map[string]int32, len(h.Events)/8),
+		msgMap: make(map[string]int32, len(h.Events)/8), sparse: sparse,
 	}
 	x.msgMap[""] = 0
+	if sparse {
+		x.nodeMap = map[string]int32{BrokerNode: brokerID, "": emptyID}
+	}
 	for i := range h.Events {
 		e := &h.Events[i]
 		d := &x.ev[i]
@@ -101,12 +111,16 @@ func (x *index) nodeID(s string) int32 {
 
 // msgID returns the id of message id s, adding it.
 func (x *index) msgID(s string) int32 {
-	if id, ok := x.msgMap[s]; ok {
-		return id
+	if x.msgs[x.lastMsg] == s {
+		return x.lastMsg
 	}
-	x.msgs = append(x.msgs, s)
-	id := int32(len(x.msgs) - 1)
-	x.msgMap[s] = id
+	id, ok := x.msgMap[s]
+	if !ok {
+		x.msgs = append(x.msgs, s)
+		id = int32(len(x.msgs) - 1)
+		x.msgMap[s] = id
+	}
+	x.lastMsg = id
 	return id
 }
 
@@ -135,7 +149,7 @@ type pairs[T comparable] struct {
 // newPairs returns an empty table for x's nodes and messages.
 func newPairs[T comparable](x *index) pairs[T] {
 	n, m := len(x.nodes), len(x.msgs)
-	if n*m <= 4*len(x.ev)+1024 {
+	if n*m <= 4*len(x.ev)+1024 && !x.sparse {
 		return pairs[T]{width: int32(m), dense: make([]T, n*m)}
 	}
 	return pairs[T]{width: int32(m), sparse: map[uint64]T{}}
@@ -180,7 +194,7 @@ type dirTab[T any] struct {
 // newDirTab returns an empty table for x's nodes.
 func newDirTab[T any](x *index) dirTab[T] {
 	n := int32(len(x.nodes))
-	if int(n)*int(n) <= maxDenseDirs {
+	if int(n)*int(n) <= maxDenseDirs && !x.sparse {
 		return dirTab[T]{n: n, dense: make([]T, n*n)}
 	}
 	return dirTab[T]{n: n, sparse: map[uint64]*T{}, rows: map[int32][]int32{}}

@@ -75,7 +75,7 @@ func checkNoLoss(x *index) []Violation {
 			delivered.set(d.node, d.msg, true)
 		}
 	}
-	match := newMatchMemo(scan.filters, ml.topics)
+	match := newMatchMemo(scan.filters, ml.topics, !x.sparse)
 	var out []Violation
 	for j := range ml.msgs {
 		m := &ml.msgs[j]
@@ -108,9 +108,9 @@ type matchMemo struct {
 // maxMatchMemo bounds the memo's size (filters × topics).
 const maxMatchMemo = 1 << 16
 
-func newMatchMemo(filters, topics []string) matchMemo {
+func newMatchMemo(filters, topics []string, memo bool) matchMemo {
 	mm := matchMemo{filters: filters, topics: topics}
-	if n := len(filters) * len(topics); n <= maxMatchMemo {
+	if n := len(filters) * len(topics); n <= maxMatchMemo && memo {
 		mm.memo = make([]int8, n)
 	}
 	return mm
