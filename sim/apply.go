@@ -26,8 +26,9 @@ func (w *World) Apply(op Op) error {
 		return fmt.Errorf("%w: %s acts on a client, not the broker", ErrPlan, op.Kind)
 	}
 	w.tr.begin(w.sched.now, n.name, "op")
-	w.tr.line = append(w.tr.line, ' ')
-	w.tr.line = op.appendText(w.tr.line)
+	var text [128]byte
+	w.tr.putByte(' ')
+	w.tr.putBytes(op.appendText(text[:0]))
 	w.tr.end()
 	switch op.Kind {
 	case OpCrash:

@@ -12,17 +12,21 @@ const (
 	fnvPrime64  uint64 = 1099511628211
 )
 
-// tracer builds one trace line at a time in a reused buffer, hashes every
-// line into an FNV-64a checksum, and keeps the full text only when asked.
+// tracer builds each trace line in a fixed buffer inside itself, hashes
+// every line into an FNV-64a checksum, and keeps the full text only when
+// asked. The buffer is an array, not a slice: building a line stores no
+// pointer, so it costs no GC write barrier however often the collector runs.
+// A line longer than the buffer is hashed (and kept) in pieces: FNV is a
+// stream hash, so the sum is the same.
 type tracer struct {
-	line  []byte
+	buf   [256]byte
+	n     int // bytes of buf in use
 	sum   uint64
 	keep  bool
 	text  []byte
 	lines int
 	// at and atText[:atLen] cache the decimal text of the last line's time:
-	// many lines in a row share it. A fixed array, so refreshing it stores
-	// no pointer (no GC write barrier).
+	// many lines in a row share it.
 	at     engine.Time
 	atText [20]byte
 	atLen  int
@@ -34,61 +38,100 @@ func newTracer(keep bool) tracer {
 	return t
 }
 
+// put appends s to the line.
+func (t *tracer) put(s string) {
+	for {
+		c := copy(t.buf[t.n:], s)
+		t.n += c
+		if c == len(s) {
+			return
+		}
+		s = s[c:]
+		t.flush()
+	}
+}
+
+// putBytes appends b to the line.
+func (t *tracer) putBytes(b []byte) {
+	for {
+		c := copy(t.buf[t.n:], b)
+		t.n += c
+		if c == len(b) {
+			return
+		}
+		b = b[c:]
+		t.flush()
+	}
+}
+
+// putByte appends c to the line.
+func (t *tracer) putByte(c byte) {
+	if t.n == len(t.buf) {
+		t.flush()
+	}
+	t.buf[t.n] = c
+	t.n++
+}
+
+// flush hashes the buffered bytes (and keeps them if asked).
+func (t *tracer) flush() {
+	h := t.sum
+	for _, b := range t.buf[:t.n] {
+		h ^= uint64(b)
+		h *= fnvPrime64
+	}
+	t.sum = h
+	if t.keep {
+		t.text = append(t.text, t.buf[:t.n]...)
+	}
+	t.n = 0
+}
+
 // begin starts a line: "<virtual ns> <node> <what>".
 func (t *tracer) begin(now engine.Time, node, what string) {
 	if now != t.at {
 		t.at, t.atLen = now, len(strconv.AppendInt(t.atText[:0], int64(now), 10))
 	}
-	t.line = append(t.line[:0], t.atText[:t.atLen]...)
-	t.line = append(t.line, ' ')
-	t.line = append(t.line, node...)
-	t.line = append(t.line, ' ')
-	t.line = append(t.line, what...)
+	t.putBytes(t.atText[:t.atLen])
+	t.putByte(' ')
+	t.put(node)
+	t.putByte(' ')
+	t.put(what)
 }
 
 // int appends " key=value".
 func (t *tracer) int(key string, v int64) {
-	t.line = append(t.line, ' ')
-	t.line = append(t.line, key...)
-	t.line = append(t.line, '=')
-	// Digits go through a stack buffer: appending in place stores no
-	// pointer, where t.line = strconv.AppendInt(t.line, ...) would.
+	t.putByte(' ')
+	t.put(key)
+	t.putByte('=')
 	var digits [20]byte
-	t.line = append(t.line, strconv.AppendInt(digits[:0], v, 10)...)
+	t.putBytes(strconv.AppendInt(digits[:0], v, 10))
 }
 
 // str appends " key=value".
 func (t *tracer) str(key, v string) {
-	t.line = append(t.line, ' ')
-	t.line = append(t.line, key...)
-	t.line = append(t.line, '=')
-	t.line = append(t.line, v...)
+	t.putByte(' ')
+	t.put(key)
+	t.putByte('=')
+	t.put(v)
 }
 
 // word appends " word".
 func (t *tracer) word(v string) {
-	t.line = append(t.line, ' ')
-	t.line = append(t.line, v...)
+	t.putByte(' ')
+	t.put(v)
 }
 
 // end finishes the line: hashes it with its newline and keeps it if asked.
 func (t *tracer) end() {
-	t.line = append(t.line, '\n')
-	h := t.sum
-	for _, b := range t.line {
-		h ^= uint64(b)
-		h *= fnvPrime64
-	}
-	t.sum = h
+	t.putByte('\n')
+	t.flush()
 	t.lines++
-	if t.keep {
-		t.text = append(t.text, t.line...)
-	}
 }
 
 // raw adds a whole line (the header).
 func (t *tracer) raw(s string) {
-	t.line = append(t.line[:0], s...)
+	t.put(s)
 	t.end()
 }
 
