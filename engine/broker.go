@@ -138,6 +138,8 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 		sessions: make(map[string]*brokerSession),
 		retained: make(map[string]*brokerRetained),
 		timers:   make(map[TimerID]brokerTimer),
+		acts:     make([]brokerAct, 0, stepActions),
+		out:      make([]Action, 0, stepActions),
 	}
 	b.store.init(cfg.Policy)
 	if err := b.restore(restored); err != nil {

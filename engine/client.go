@@ -141,6 +141,7 @@ func NewClient(cfg ClientConfig, restored []Record) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, v: cfg.Version}
+	c.acts = make([]Action, 0, stepActions)
 	c.out.init(cfg.Policy.Mutations)
 	c.in.init()
 	if err := c.restore(restored); err != nil {
@@ -148,6 +149,10 @@ func NewClient(cfg ClientConfig, restored []Record) (*Client, error) {
 	}
 	return c, nil
 }
+
+// stepActions is room for the actions of a typical Step, so the reused
+// result slice does not grow from nothing in every new engine.
+const stepActions = 8
 
 // Stuck reports the error that stopped the client under the legacy
 // unknown-ack policy, or nil.
