@@ -7,6 +7,7 @@ import (
 // brokerOut is one outbound message of a session.
 type brokerOut struct {
 	seq    uint64 // global order; the record key
+	key    string // the record key (keyOut of the session and seq) once built: see outRecKey
 	msg    brokerMsg
 	conn   ConnID // connection its PUBLISH was last sent on
 	id     uint16 // packet id, 0 while queued
@@ -100,7 +101,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			return
 		}
 		b.stats.DroppedOldest++
-		b.delOut(s, s.queue[0].seq)
+		b.delOut(s, &s.queue[0])
 		s.queue[0] = brokerOut{}
 		s.queue = s.queue[1:]
 	}
@@ -148,7 +149,7 @@ func (b *Broker) pump(s *brokerSession) {
 		s.queue = s.queue[1:]
 		if out.msg.expired(b.now) {
 			b.stats.DroppedExpired++
-			b.delOut(s, out.seq) // [MQTT-3.3.2-5]
+			b.delOut(s, &out) // [MQTT-3.3.2-5]
 			continue
 		}
 		id, err := s.ids.Alloc() // [MQTT-2.2.1-4]
@@ -215,7 +216,7 @@ func (b *Broker) removeOut(s *brokerSession, i int) {
 	if c := s.conn; c != nil && m.conn == c.id {
 		c.outstanding--
 	}
-	b.delOut(s, m.seq)
+	b.delOut(s, &m)
 	copy(s.inflight[i:], s.inflight[i+1:])
 	s.inflight[len(s.inflight)-1] = brokerOut{}
 	s.inflight = s.inflight[:len(s.inflight)-1]

@@ -145,6 +145,15 @@ func (b *Broker) outKey(id string, seq uint64) string {
 	return b.keys.takeString(appendKeyOut(b.keys.free, id, seq))
 }
 
+// outRecKey returns the record key of s's outbound message m, built once
+// and kept in m: a message is written, updated and deleted under one key.
+func (b *Broker) outRecKey(s *brokerSession, m *brokerOut) string {
+	if m.key == "" {
+		m.key = b.outKey(s.id, m.seq)
+	}
+	return m.key
+}
+
 // inKey is keyIn carved from the broker's key arena.
 func (b *Broker) inKey(id string, pid uint16) string {
 	b.keys.reserve(keyBuf)
@@ -213,13 +222,13 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
 	w.u64(m.msg.originSeq)
-	b.putRecord(b.outKey(s.id, m.seq), &w)
+	b.putRecord(b.outRecKey(s, m), &w)
 }
 
 // delOut deletes one outbound message record.
-func (b *Broker) delOut(s *brokerSession, seq uint64) {
+func (b *Broker) delOut(s *brokerSession, m *brokerOut) {
 	if s.persisted {
-		b.store.del(b.outKey(s.id, seq))
+		b.store.del(b.outRecKey(s, m))
 	}
 }
 
@@ -393,7 +402,8 @@ func (b *Broker) restoreOut(r Record) error {
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keyOut(id, m.seq) || m.qos == 0 || m.qos > 2 || (m.pubrel && (m.qos != 2 || m.id == 0)) {
+	var kb [keyBuf]byte
+	if r.Key != string(appendKeyOut(kb[:0], id, m.seq)) || m.qos == 0 || m.qos > 2 || (m.pubrel && (m.qos != 2 || m.id == 0)) {
 		return corrupt(r.Key, "message does not match its key or is invalid")
 	}
 	b.seen(m.seq)
@@ -401,6 +411,7 @@ func (b *Broker) restoreOut(r Record) error {
 	if s == nil {
 		return nil
 	}
+	m.key = r.Key
 	if m.id == 0 {
 		s.queue = append(s.queue, m)
 		return nil

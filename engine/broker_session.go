@@ -224,11 +224,11 @@ func (b *Broker) dropRecords(s *brokerSession) {
 	for _, f := range sortedKeys(s.subs) {
 		b.store.del(keySub(s.id, f))
 	}
-	for _, m := range s.inflight {
-		b.store.del(b.outKey(s.id, m.seq))
+	for i := range s.inflight {
+		b.store.del(b.outRecKey(s, &s.inflight[i]))
 	}
-	for _, m := range s.queue {
-		b.store.del(b.outKey(s.id, m.seq))
+	for i := range s.queue {
+		b.store.del(b.outRecKey(s, &s.queue[i]))
 	}
 	for _, id := range sortedKeys(s.inbound) {
 		b.store.del(b.inKey(s.id, id))
