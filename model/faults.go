@@ -73,24 +73,6 @@ func Roles(h History) map[string]Role {
 	return roles
 }
 
-// rolesOf is Roles by node id.
-func rolesOf(x *index) []Role {
-	roles := make([]Role, len(x.nodes))
-	roles[brokerID] = RoleBroker
-	for i := range x.h.Events {
-		e := &x.h.Events[i]
-		switch {
-		case e.Kind == Accepted:
-			roles[x.ev[i].node] |= RolePublisher
-		case e.Kind == Subscribed || e.Kind == Delivered:
-			roles[x.ev[i].node] |= RoleSubscriber
-		case e.Kind == Received && x.ev[i].node != brokerID && e.Packet.Type == PUBLISH:
-			roles[x.ev[i].node] |= RoleSubscriber
-		}
-	}
-	return roles
-}
-
 // nodeFaults is what FaultsOf keeps of one node while scanning.
 type nodeFaults struct {
 	role       Role
@@ -124,7 +106,7 @@ func FaultsOf(h History) Faults { return faultsOf(newIndex(&h)) }
 func faultsOf(x *index) Faults {
 	s := faultScan{x: x, nodes: make([]nodeFaults, len(x.nodes)),
 		unacked: newPairs[bool](x), undeliv: newPairs[int32](x), qos2ID: newPairs[int32](x)}
-	for id, r := range rolesOf(x) {
+	for id, r := range x.roles {
 		s.nodes[id] = nodeFaults{role: r, undelivGen: 1}
 	}
 	var f Faults

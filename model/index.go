@@ -15,17 +15,24 @@ type index struct {
 	nodes []string // node id -> name; brokerID is BrokerNode, emptyID ""
 	msgs  []string // msg id -> message id; 0 is ""
 	ev    []evIDs  // per event
+	roles []Role   // node id -> role (see Roles)
 
-	nodeMap map[string]int32 // used once nodes outgrow a linear scan
-	msgMap  map[string]int32
-	lastMsg int32 // the id msgID returned last (consecutive events often share it)
+	topics []string // topic id -> topic of an Accepted event
+	accs   []accRef // the Accepted events, in order
 
-	accepted   int  // Accepted events
+	nodeMap  map[string]int32 // used once nodes outgrow a linear scan
+	msgMap   map[string]int32
+	topicMap map[string]int32
+	lastMsg  int32 // the id msgID returned last (consecutive events often share it)
+
 	liveness   int  // the first LivenessStart, or -1
 	connClosed bool // the history records a ConnClosed event
 
 	sparse bool // tables use their map form whatever their size (tests)
 }
+
+// accRef is one Accepted event: its step and its topic's id.
+type accRef struct{ step, topic int32 }
 
 // evIDs are an event's names as ids.
 type evIDs struct {
@@ -51,9 +58,9 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 // large histories use), so tests can compare both forms.
 func newIndexOf(h *History, sparse bool) *index {
 	x := &index{
-		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""},
+		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""}, roles: []Role{RoleBroker, 0},
 		ev: make([]evIDs, len(h.Events)), liveness: -1,
-		msgMap: make(map[string]int32, len(h.Events)/8), sparse: sparse,
+		msgMap: make(map[string]int32, len(h.Events)/8), topicMap: map[string]int32{}, sparse: sparse,
 	}
 	x.msgMap[""] = 0
 	if sparse {
@@ -66,12 +73,21 @@ func newIndexOf(h *History, sparse bool) *index {
 		switch e.Kind {
 		case Accepted:
 			d.msg = x.msgID(e.Msg)
-			x.accepted++
-		case Acknowledged, Delivered:
+			x.roles[d.node] |= RolePublisher
+			x.accs = append(x.accs, accRef{step: int32(i), topic: x.topicID(e.Topic)})
+		case Acknowledged:
 			d.msg = x.msgID(e.Msg)
+		case Delivered:
+			d.msg = x.msgID(e.Msg)
+			x.roles[d.node] |= RoleSubscriber
+		case Subscribed:
+			x.roles[d.node] |= RoleSubscriber
 		case Sent, Received:
 			if e.Packet.Msg != "" {
 				d.msg = x.msgID(e.Packet.Msg)
+			}
+			if e.Kind == Received && d.node != brokerID && e.Packet.Type == PUBLISH {
+				x.roles[d.node] |= RoleSubscriber
 			}
 		case LivenessStart:
 			if x.liveness < 0 {
@@ -93,7 +109,7 @@ func (x *index) nodeID(s string) int32 {
 			}
 		}
 		if len(x.nodes) < maxScanNodes {
-			x.nodes = append(x.nodes, s)
+			x.nodes, x.roles = append(x.nodes, s), append(x.roles, 0)
 			return int32(len(x.nodes) - 1)
 		}
 		x.nodeMap = make(map[string]int32, 2*maxScanNodes)
@@ -104,9 +120,20 @@ func (x *index) nodeID(s string) int32 {
 	if id, ok := x.nodeMap[s]; ok {
 		return id
 	}
-	x.nodes = append(x.nodes, s)
+	x.nodes, x.roles = append(x.nodes, s), append(x.roles, 0)
 	x.nodeMap[s] = int32(len(x.nodes) - 1)
 	return int32(len(x.nodes) - 1)
+}
+
+// topicID returns the id of topic s, adding it.
+func (x *index) topicID(s string) int32 {
+	if id, ok := x.topicMap[s]; ok {
+		return id
+	}
+	x.topics = append(x.topics, s)
+	id := int32(len(x.topics) - 1)
+	x.topicMap[s] = id
+	return id
 }
 
 // msgID returns the id of message id s, adding it.

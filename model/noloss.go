@@ -29,7 +29,7 @@ type accepted struct {
 	node  int32 // its publisher
 	msg   int32
 	topic string
-	tid   int32 // topic's id in the message list's topic table
+	tid   int32 // topic's id in the index
 	qos   uint8
 	clean bool // its publisher cleaned its session before the message was acknowledged
 }
@@ -67,7 +67,7 @@ func checkNoLoss(x *index) []Violation {
 	if x.liveness < 0 {
 		return nil
 	}
-	ml, scan := collectMessages(x), collectSubs(x)
+	msgs, scan := collectMessages(x), collectSubs(x)
 	delivered := newPairs[bool](x)
 	for i := range x.h.Events {
 		if x.h.Events[i].Kind == Delivered {
@@ -75,10 +75,10 @@ func checkNoLoss(x *index) []Violation {
 			delivered.set(d.node, d.msg, true)
 		}
 	}
-	match := newMatchMemo(scan.filters, ml.topics, !x.sparse)
+	match := newMatchMemo(scan.filters, x.topics, !x.sparse)
 	var out []Violation
-	for j := range ml.msgs {
-		m := &ml.msgs[j]
+	for j := range msgs {
+		m := &msgs[j]
 		if m.clean {
 			continue
 		}
@@ -133,48 +133,40 @@ func (mm *matchMemo) matches(s *sub, m *accepted) bool {
 	return ok
 }
 
-// msgList is collectMessages' result: the messages and their topics.
-type msgList struct {
-	msgs   []accepted
-	topics []string // topic id -> topic
-}
-
 // collectMessages lists the QoS>=1 Accepted messages in history order.
-func collectMessages(x *index) msgList {
-	ml := msgList{msgs: make([]accepted, 0, x.accepted)}
-	byMsg := make([]int32, len(x.msgs))      // msg id -> index in ml.msgs + 1
+func collectMessages(x *index) []accepted {
+	msgs := make([]accepted, 0, len(x.accs))
+	byMsg := make([]int32, len(x.msgs))      // msg id -> index in msgs + 1
 	pending := make([][]int32, len(x.nodes)) // publisher -> accepted, not acknowledged
-	topicIDs := map[string]int32{}
+	acc := 0                                 // Accepted events so far
 	for i := range x.h.Events {
 		e, d := &x.h.Events[i], &x.ev[i]
+		if e.Kind == Accepted {
+			acc++
+		}
 		switch {
 		case e.Kind == Accepted && e.QoS >= 1:
-			tid, ok := topicIDs[e.Topic]
-			if !ok {
-				tid = int32(len(ml.topics))
-				topicIDs[e.Topic] = tid
-				ml.topics = append(ml.topics, e.Topic)
-			}
-			ml.msgs = append(ml.msgs, accepted{step: i, ref: i, node: d.node, msg: d.msg, topic: e.Topic, tid: tid, qos: e.QoS})
-			j := int32(len(ml.msgs) - 1)
+			tid := x.accs[acc-1].topic
+			msgs = append(msgs, accepted{step: i, ref: i, node: d.node, msg: d.msg, topic: e.Topic, tid: tid, qos: e.QoS})
+			j := int32(len(msgs) - 1)
 			byMsg[d.msg] = j + 1
 			pending[d.node] = append(pending[d.node], j)
 		case e.Kind == Acknowledged:
-			pending[d.node] = removeMsg(ml.msgs, pending[d.node], d.msg)
+			pending[d.node] = removeMsg(msgs, pending[d.node], d.msg)
 		case e.Kind == Connected && e.CleanStart:
 			for _, j := range pending[d.node] {
-				ml.msgs[j].clean = true
+				msgs[j].clean = true
 			}
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
 			if j := byMsg[d.msg]; j != 0 {
-				if m := &ml.msgs[j-1]; m.ref == m.step && d.peer == m.node {
+				if m := &msgs[j-1]; m.ref == m.step && d.peer == m.node {
 					m.ref = i
 				}
 			}
 		}
 	}
-	return ml
+	return msgs
 }
 
 // removeMsg removes the first pending message whose id is msg.

@@ -38,30 +38,19 @@ type orderAcc struct {
 	index      int
 }
 
-// pubTopic is one publisher's topic.
-type pubTopic struct {
-	pub   int32
-	topic string
-}
+// pubTopic is one publisher's topic (node and topic ids).
+type pubTopic struct{ pub, topic int32 }
 
 func checkOrder(x *index) []Violation {
 	accepted := make([]orderAcc, len(x.msgs))
 	counts := map[pubTopic]int{}
-	topicIDs := map[string]int32{}
-	var topics []string
-	for i := range x.h.Events {
-		e := &x.h.Events[i]
-		if e.Kind == Accepted && e.QoS >= 1 {
-			d := &x.ev[i]
-			k := pubTopic{d.node, e.Topic}
+	for _, a := range x.accs {
+		e := &x.h.Events[a.step]
+		if e.QoS >= 1 {
+			d := &x.ev[a.step]
+			k := pubTopic{d.node, a.topic}
 			counts[k]++
-			tid, ok := topicIDs[e.Topic]
-			if !ok {
-				tid = int32(len(topics))
-				topicIDs[e.Topic] = tid
-				topics = append(topics, e.Topic)
-			}
-			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: tid, qos: e.QoS, index: counts[k]}
+			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: a.topic, qos: e.QoS, index: counts[k]}
 		}
 	}
 	firsts := newPairs[bool](x)
@@ -88,7 +77,7 @@ func checkOrder(x *index) []Violation {
 		if seen && a.index < m.index {
 			out = append(out, Violation{Step: i, Invariant: Order, Node: e.Node,
 				Reason: fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
-					e.Msg, x.nodes[a.pub], a.index, topics[a.topic], m.msg, m.index, m.step)})
+					e.Msg, x.nodes[a.pub], a.index, x.topics[a.topic], m.msg, m.index, m.step)})
 			continue
 		}
 		marks[k] = orderMark{index: a.index, msg: e.Msg, step: i}
