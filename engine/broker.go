@@ -106,8 +106,7 @@ type Broker struct {
 	out     []Action  // the slice Step returns, reused by the next Step
 	wbuf    []byte    // this Step's sent bytes, appended to sent.free
 	sent    byteArena // the blocks sent bytes are carved from, never reused
-	bytes   byteArena // message copies and record values, never reused
-	keys    byteArena // record keys of outbound and inbound messages, never reused
+	bytes   byteArena // message copies, record values and keys, never reused
 	matches []subMatch
 	fan     []brokerFanSend
 	decs    []*packet.Decoder // decoders of closed connections, for the next ones

@@ -138,11 +138,11 @@ func appendKeyIn(dst []byte, id string, pid uint16) []byte {
 	return appendPadded(appendClientKey(dst, prefixInbound, id), uint64(pid), 5)
 }
 
-// outKey is keyOut carved from the broker's key arena (box.go): the keys of
+// outKey is keyOut carved from the broker's byte arena (box.go): the keys of
 // the records written and deleted per message cost no allocation.
 func (b *Broker) outKey(id string, seq uint64) string {
-	b.keys.reserve(keyBuf)
-	return b.keys.takeString(appendKeyOut(b.keys.free, id, seq))
+	b.bytes.reserve(keyBuf)
+	return b.bytes.takeString(appendKeyOut(b.bytes.free, id, seq))
 }
 
 // outRecKey returns the record key of s's outbound message m, built once
@@ -154,10 +154,10 @@ func (b *Broker) outRecKey(s *brokerSession, m *brokerOut) string {
 	return m.key
 }
 
-// inKey is keyIn carved from the broker's key arena.
+// inKey is keyIn carved from the broker's byte arena.
 func (b *Broker) inKey(id string, pid uint16) string {
-	b.keys.reserve(keyBuf)
-	return b.keys.takeString(appendKeyIn(b.keys.free, id, pid))
+	b.bytes.reserve(keyBuf)
+	return b.bytes.takeString(appendKeyIn(b.bytes.free, id, pid))
 }
 func keyRetained(topic string) string      { return prefixRetained + topic }
 func (b *Broker) delRetained(topic string) { b.store.del(keyRetained(topic)) }
@@ -213,6 +213,7 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	if !b.durable(s) {
 		return
 	}
+	key := b.outRecKey(s, m) // before the record: both are carved from b.bytes
 	w := b.record()
 	w.u64(m.seq)
 	w.str(s.id)
@@ -222,7 +223,7 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
 	w.u64(m.msg.originSeq)
-	b.putRecord(b.outRecKey(s, m), &w)
+	b.putRecord(key, &w)
 }
 
 // delOut deletes one outbound message record.
@@ -241,6 +242,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 	if seq == 0 {
 		seq = b.nextSeq()
 	}
+	key := b.inKey(s.id, id) // before the record: both are carved from b.bytes
 	w := b.record()
 	w.u64(seq)
 	w.str(s.id)
@@ -250,7 +252,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 		w.bool(retain)
 		w.msg(pending)
 	}
-	b.putRecord(b.inKey(s.id, id), &w)
+	b.putRecord(key, &w)
 }
 
 // brokerPendingIn is a restored inbound QoS 2 message whose fanout may be

@@ -17,7 +17,7 @@ import (
 // fmt formatting they replace: every key ever written to a disk must keep
 // its exact spelling, or restarted brokers would not find their records.
 func TestRecordKeysMatchFormat(t *testing.T) {
-	var b Broker // its key arena
+	var b Broker // its byte arena
 	rapid.Check(t, func(t *rapid.T) {
 		id := rapid.String().Draw(t, "id")
 		filter := rapid.String().Draw(t, "filter")

@@ -15,7 +15,8 @@ type recWriter struct{ b []byte }
 const recordRoom = 128
 
 // record starts a record value in the free space of the broker's byte
-// arena (box.go); putRecord hands it out.
+// arena (box.go); putRecord hands it out. Nothing else may be carved from
+// that arena in between (a record key is built before record is called).
 func (b *Broker) record() recWriter {
 	b.bytes.reserve(recordRoom)
 	return recWriter{b: b.bytes.free}
