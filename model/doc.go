@@ -14,6 +14,15 @@
 // Checks are pure, deterministic, and linear in the history length apart from
 // NoLoss (messages × subscriptions).
 //
+// Cost: Check (and CheckPromised, which shares it with FaultsOf) indexes the
+// history once (index.go): node and message names become small dense ids,
+// and the checks keep their state in slices, bit sets and int-keyed tables
+// rather than maps keyed by strings. Tables indexed by (node, message) or
+// (node, node) fall back to maps when a history has too many nodes or
+// messages for a dense table of a few times its length, and packet-id
+// tables keep ids of 1024 and above in maps (idtab.go); tests prove both
+// forms agree. Reasons are formatted only for violations.
+//
 // Assumptions about histories: the broker is named BrokerNode and clients
 // use their client ids as node and peer names; message ids (Msg) are unique
 // per history; a Delivered event is emitted once the application owns the
