@@ -85,3 +85,43 @@ func TestNextBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestPublish0Sharing checks the broker's shared QoS 0 PUBLISH: the copies
+// of one message with the same flags at the same time are one read-only
+// packet, and any difference (message, retain, properties, time) gets a
+// packet of its own with the right fields.
+func TestPublish0Sharing(t *testing.T) {
+	var k brokerPackets
+	props := &packet.Properties{Present: packet.PropSet(0).With(packet.PropContentType), ContentType: "text"}
+	m1 := brokerOut{msg: newBrokerMsg(nil, []byte("a/b"), []byte("one"), props, true)}
+	m2 := brokerOut{msg: newBrokerMsg(nil, []byte("a/b"), []byte("one"), props, true)} // equal bytes, another message
+	first := k.publish0(&m1, false, 5)
+	if again := k.publish0(&m1, false, 5); again != first {
+		t.Fatal("the same QoS 0 copy twice: two packets")
+	}
+	retained := m1
+	retained.retain = true
+	for _, tc := range []struct {
+		name string
+		p    *packet.Publish
+	}{
+		{"other message", k.publish0(&m2, false, 5)},
+		{"retain", k.publish0(&retained, false, 5)},
+		{"properties", k.publish0(&m1, true, 5)},
+		{"later", k.publish0(&m1, false, 6)},
+	} {
+		if tc.p == first {
+			t.Fatalf("%s: shared the packet of a different copy", tc.name)
+		}
+	}
+	for _, tc := range []struct {
+		out       *brokerOut
+		withProps bool
+	}{{&m1, false}, {&retained, false}, {&m1, true}} {
+		p := k.publish0(tc.out, tc.withProps, 9)
+		if string(p.Topic) != "a/b" || string(p.Payload) != "one" || p.QoS != 0 || p.PacketID != 0 || p.Dup ||
+			p.Retain != tc.out.retain || (p.Props.ContentType == "text") != tc.withProps {
+			t.Fatalf("publish0(retain %v, props %v) = %+v", tc.out.retain, tc.withProps, p)
+		}
+	}
+}

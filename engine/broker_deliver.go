@@ -197,11 +197,7 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		b.stats.DroppedExpired++
 		return // [MQTT-3.3.2-5]
 	}
-	p := b.pkts.publish(packet.Publish{Retain: m.retain, Topic: m.msg.topic(), Payload: m.msg.payload()})
-	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
-		p.Props = m.msg.propsAt(b.now)
-	}
-	if b.send(c, p) {
+	if b.send(c, b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)) {
 		b.stats.PublishesOut++
 	} else {
 		b.stats.DroppedSize++

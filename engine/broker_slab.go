@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/mqttlab/mqttlab/engine/packet"
+import (
+	"unsafe"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
 
 // brokerPackets are the broker's slabs (box.go) of the packets it sends per
 // message: each struct is handed out once and never reused, as Send.Packet
@@ -8,6 +12,21 @@ import "github.com/mqttlab/mqttlab/engine/packet"
 type brokerPackets struct {
 	pub slab[packet.Publish]
 	ackSlabs
+	last0 brokerLast0
+}
+
+// brokerLast0 is the QoS 0 PUBLISH handed out last and what it was built
+// from. A QoS 0 copy carries no packet id, so the copies of one message to
+// its subscribers are the same packet: like acks (box.go), one read-only
+// value serves them all.
+type brokerLast0 struct {
+	p      *packet.Publish
+	buf    *byte // the message's buffer: never reused (box.go), and kept alive by p
+	n      int
+	mp     *packet.Properties // the message's forwarded properties
+	retain bool
+	props  bool // v5 properties were set
+	at     Time // when: the Message Expiry Interval left depends on it
 }
 
 // brokerActions are the broker's slabs (box.go) of the actions it emits per
@@ -17,6 +36,26 @@ type brokerActions struct {
 	persist actionSlab[Persist]
 }
 
+// publish0 returns the QoS 0 PUBLISH of out's message: the last one when it
+// was built from the same message, flags and time, else a fresh one.
+// withProps says the copy carries the message's v5 properties as at now.
+func (k *brokerPackets) publish0(out *brokerOut, withProps bool, now Time) *packet.Publish {
+	key := brokerLast0{buf: unsafe.SliceData(out.msg.buf), n: len(out.msg.buf), mp: out.msg.props,
+		retain: out.retain, props: withProps, at: now}
+	if l := &k.last0; l.p != nil && l.buf == key.buf && l.n == key.n && l.mp == key.mp &&
+		l.retain == key.retain && l.props == key.props && l.at == key.at {
+		return l.p
+	}
+	p := k.publish(packet.Publish{Retain: out.retain, Topic: out.msg.topic(), Payload: out.msg.payload()})
+	if withProps {
+		p.Props = out.msg.propsAt(now)
+	}
+	key.p = p
+	k.last0 = key
+	return p
+}
+
+// publish returns a fresh PUBLISH, a copy of p.
 func (k *brokerPackets) publish(p packet.Publish) *packet.Publish {
 	q := k.pub.get()
 	*q = p
