@@ -92,20 +92,46 @@ func (t *tracer) begin(now engine.Time, node, what string) {
 	if now != t.at {
 		t.at, t.atLen = now, len(strconv.AppendInt(t.atText[:0], int64(now), 10))
 	}
-	t.putBytes(t.atText[:t.atLen])
-	t.putByte(' ')
-	t.put(node)
-	t.putByte(' ')
-	t.put(what)
+	if t.n+t.atLen+len(node)+len(what)+2 > len(t.buf) {
+		t.putBytes(t.atText[:t.atLen])
+		t.putByte(' ')
+		t.put(node)
+		t.putByte(' ')
+		t.put(what)
+		return
+	}
+	b := t.buf[t.n:]
+	i := copy(b, t.atText[:t.atLen])
+	b[i] = ' '
+	i += 1 + copy(b[i+1:], node)
+	b[i] = ' '
+	i += 1 + copy(b[i+1:], what)
+	t.n += i
 }
 
-// int appends " key=value".
+// int appends " key=value". The fast path writes straight into the buffer,
+// digits included; near its end, the pieces go through put.
 func (t *tracer) int(key string, v int64) {
-	t.putByte(' ')
-	t.put(key)
-	t.putByte('=')
-	var digits [20]byte
-	t.putBytes(strconv.AppendInt(digits[:0], v, 10))
+	if t.n+len(key)+22 > len(t.buf) {
+		t.putByte(' ')
+		t.put(key)
+		t.putByte('=')
+		var digits [20]byte
+		t.putBytes(strconv.AppendInt(digits[:0], v, 10))
+		return
+	}
+	b := t.buf[t.n:]
+	b[0] = ' '
+	i := 1 + copy(b[1:], key)
+	b[i] = '='
+	i++
+	if v >= 0 && v < 10 {
+		b[i] = byte('0' + v)
+		i++
+	} else {
+		i += len(strconv.AppendInt(b[i:i], v, 10))
+	}
+	t.n += i
 }
 
 // str appends " key=value".

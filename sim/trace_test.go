@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"hash/fnv"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// TestTracerMatchesReference drives the tracer with random lines — long
+// nodes, keys and values that cross its buffer's end, negative and large
+// numbers — and compares its text and checksum with a plain reference: the
+// lines built with strings.Builder and hashed by hash/fnv.
+func TestTracerMatchesReference(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		tr := newTracer(true)
+		var ref strings.Builder
+		word := rapid.OneOf(rapid.StringMatching(`[a-z/=>.-]{0,8}`), rapid.StringMatching(`[a-z/=>.-]{0,300}`))
+		lines := rapid.IntRange(1, 30).Draw(rt, "lines")
+		for range lines {
+			now := engine.Time(rapid.Int64Range(0, 1<<50).Draw(rt, "now"))
+			node, what := word.Draw(rt, "node"), word.Draw(rt, "what")
+			tr.begin(now, node, what)
+			ref.WriteString(strconv.FormatInt(int64(now), 10) + " " + node + " " + what)
+			parts := rapid.IntRange(0, 12).Draw(rt, "parts")
+			for range parts {
+				key := word.Draw(rt, "key")
+				switch rapid.IntRange(0, 2).Draw(rt, "kind") {
+				case 0:
+					v := rapid.OneOf(rapid.Int64(), rapid.SampledFrom([]int64{math.MinInt64, math.MaxInt64, -1, 9, 10, 1e18})).Draw(rt, "v")
+					tr.int(key, v)
+					ref.WriteString(" " + key + "=" + strconv.FormatInt(v, 10))
+				case 1:
+					v := word.Draw(rt, "v")
+					tr.str(key, v)
+					ref.WriteString(" " + key + "=" + v)
+				default:
+					tr.word(key)
+					ref.WriteString(" " + key)
+				}
+			}
+			tr.end()
+			ref.WriteString("\n")
+		}
+		if string(tr.text) != ref.String() {
+			rt.Fatalf("text:\n%q\nwant:\n%q", tr.text, ref.String())
+		}
+		h := fnv.New64a()
+		h.Write([]byte(ref.String()))
+		if tr.sum != h.Sum64() {
+			rt.Fatalf("checksum %016x, FNV-64a of the text %016x", tr.sum, h.Sum64())
+		}
+		if tr.lines != lines {
+			rt.Fatalf("%d lines counted, %d written", tr.lines, lines)
+		}
+	})
+}
+
+// TestTracerBufferEdges puts every piece at every offset of the tracer's
+// buffer: a line padded by k bytes, then the widest numbers, a string and a
+// word, for every k up to past the buffer's size.
+func TestTracerBufferEdges(t *testing.T) {
+	tr := newTracer(true)
+	var ref strings.Builder
+	for k := range 2*len(tr.buf) + 3 {
+		pad := strings.Repeat("x", k)
+		tr.begin(engine.Time(k), "n", pad)
+		ref.WriteString(strconv.Itoa(k) + " n " + pad)
+		for _, v := range []int64{math.MinInt64, math.MaxInt64, 7, -7} {
+			tr.int("k", v)
+			ref.WriteString(" k=" + strconv.FormatInt(v, 10))
+		}
+		tr.str("s", pad)
+		tr.word("w")
+		tr.end()
+		ref.WriteString(" s=" + pad + " w\n")
+	}
+	if string(tr.text) != ref.String() {
+		t.Fatal("tracer text differs from the reference at some buffer offset")
+	}
+	h := fnv.New64a()
+	h.Write([]byte(ref.String()))
+	if tr.sum != h.Sum64() {
+		t.Fatalf("checksum %016x, FNV-64a of the text %016x", tr.sum, h.Sum64())
+	}
+}
