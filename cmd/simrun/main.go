@@ -20,6 +20,7 @@ const (
 func main() {
 	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(), stopSignals: func() {},
 		signals: true, terminal: stdoutIsTerminal()}
+	tuneGC(os.Getenv)
 	os.Exit(env.run(os.Args[1:]))
 }
 
