@@ -98,16 +98,10 @@ func goldenCases() []Config {
 	return cs
 }
 
-func goldenKey(c Config) string {
-	return fmt.Sprintf("%s/%s/seed=%d/v%d", c.Scenario, c.Profile, c.Seed, c.Version)
-}
-
-// TestGoldenChecksums compares fixed seeds with checksums committed in
-// testdata, so a trace that differs across machines or Go versions fails.
-// Regenerate with: go test ./sim -run TestGoldenChecksums -update
-func TestGoldenChecksums(t *testing.T) {
-	got := map[string]uint64{}
-	var keys []string
+// runGoldenCases runs every golden case and hands each result to f with its
+// key, in goldenCases order.
+func runGoldenCases(t *testing.T, f func(key string, r Result)) {
+	t.Helper()
 	for _, c := range goldenCases() {
 		c, err := c.withDefaults()
 		if err != nil {
@@ -121,10 +115,24 @@ func TestGoldenChecksums(t *testing.T) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		k := goldenKey(c)
+		f(goldenKey(c), r)
+	}
+}
+
+func goldenKey(c Config) string {
+	return fmt.Sprintf("%s/%s/seed=%d/v%d", c.Scenario, c.Profile, c.Seed, c.Version)
+}
+
+// TestGoldenChecksums compares fixed seeds with checksums committed in
+// testdata, so a trace that differs across machines or Go versions fails.
+// Regenerate with: go test ./sim -run TestGoldenChecksums -update
+func TestGoldenChecksums(t *testing.T) {
+	got := map[string]uint64{}
+	var keys []string
+	runGoldenCases(t, func(k string, r Result) {
 		keys = append(keys, k)
 		got[k] = r.Checksum
-	}
+	})
 	if *update {
 		var b strings.Builder
 		b.WriteString("# scenario/profile/seed/version checksum (go test ./sim -run TestGoldenChecksums -update)\n")

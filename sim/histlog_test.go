@@ -30,20 +30,10 @@ func historySum(h model.History) string {
 func TestGoldenHistories(t *testing.T) {
 	var b strings.Builder
 	got := map[string]string{}
-	for _, c := range goldenCases() {
-		c, err := c.withDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := Generate(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Run(c, plan)
-		k := goldenKey(c)
+	runGoldenCases(t, func(k string, r Result) {
 		got[k] = historySum(r.History())
 		fmt.Fprintf(&b, "%s %s\n", k, got[k])
-	}
+	})
 	if *update {
 		head := "# scenario/profile/seed/version FNV-64a of the history's events printed with %+v, one per line; event count (go test ./sim -run TestGoldenHistories -update)\n"
 		if err := os.WriteFile(goldenHistories, []byte(head+b.String()), 0o644); err != nil {

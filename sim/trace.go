@@ -39,7 +39,13 @@ func newTracer(keep bool) tracer {
 }
 
 // put appends s to the line.
-func (t *tracer) put(s string) {
+func (t *tracer) put(s string) { putText(t, s) }
+
+// putBytes appends b to the line.
+func (t *tracer) putBytes(b []byte) { putText(t, b) }
+
+// putText appends s to the line, hashing full buffers on the way.
+func putText[S string | []byte](t *tracer, s S) {
 	for {
 		c := copy(t.buf[t.n:], s)
 		t.n += c
@@ -47,19 +53,6 @@ func (t *tracer) put(s string) {
 			return
 		}
 		s = s[c:]
-		t.flush()
-	}
-}
-
-// putBytes appends b to the line.
-func (t *tracer) putBytes(b []byte) {
-	for {
-		c := copy(t.buf[t.n:], b)
-		t.n += c
-		if c == len(b) {
-			return
-		}
-		b = b[c:]
 		t.flush()
 	}
 }
