@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"strconv"
-
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
@@ -39,7 +37,6 @@ type clientApp struct {
 	conn      engine.ConnID
 	wantConn  bool
 	reconnGen uint64
-	logSeq    int
 	rm        uint16 // Receive Maximum from the last CONNACK received
 	clean     bool   // the last Connect asked for Clean Start
 	connected bool   // CONNACK accepted on the current connection
@@ -111,16 +108,14 @@ func (w *World) handleReconnect(it item) {
 
 // handleDeliverApp is the subscriber application's callback: take ownership
 // by appending the message to its own durable log (synced), then Ack. Crash
-// points sit before and after the durable write.
+// points sit before and after the durable write. The log keeps the message's
+// id: the sim's applications publish the id as the whole payload.
 func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 	if w.crashPoint(n, model.CrashInCallbackPre) {
 		return
 	}
-	n.app.logSeq++
 	msg := w.internID(a.Msg.Payload)
-	var buf [24]byte // "log/<seq>", built on the stack, kept in the arena
-	key := w.bytes.str(strconv.AppendInt(append(buf[:0], "log/"...), int64(n.app.logSeq), 10))
-	n.appLog.Persist(engine.Persist{Op: engine.Put, Key: key, Value: a.Msg.Payload, Sync: true})
+	n.appLog = append(n.appLog, msg)
 	topic := w.strs.id(a.Msg.Topic)
 	w.log.add(hrec{
 		kind: model.Delivered, time: int64(w.sched.now), node: n.nameID, msg: msg, topic: topic,

@@ -20,11 +20,17 @@ import (
 type Disk struct {
 	synced  map[string][]byte
 	pending []engine.Persist
-	values  byteArena // the copies of written values, never reused
+	values  *byteArena // the copies of written values, never reused
 }
 
 // NewDisk returns an empty disk.
-func NewDisk() *Disk { return &Disk{synced: make(map[string][]byte)} }
+func NewDisk() *Disk { return newDiskIn(new(byteArena)) }
+
+// newDiskIn returns an empty disk that copies values into arena, which may
+// be shared (a world's disks share one: fewer, fuller blocks).
+func newDiskIn(arena *byteArena) *Disk {
+	return &Disk{synced: make(map[string][]byte), values: arena}
+}
 
 // Persist carries out one Persist action. It copies the value.
 func (d *Disk) Persist(p engine.Persist) {

@@ -16,7 +16,10 @@ type node struct {
 	up     bool
 	inc    uint64 // incarnation: bumped by every crash or stop
 	disk   *Disk  // the engine's records
-	appLog *Disk  // the subscriber application's durable log (synced writes)
+	// appLog is the subscriber application's durable log: the message ids
+	// (string ids of the run) it took, in order. Every append is synced, so
+	// a crash keeps all of it and draws nothing.
+	appLog []uint32
 
 	timers   map[engine.TimerID]uint64 // live timers and their generation
 	timerGen uint64
@@ -30,10 +33,12 @@ type node struct {
 	slow        engine.Duration
 }
 
-func newNode(name string, idx int32, broker bool) *node {
+// newNode returns a node whose disk copies values into arena (shared by the
+// world's disks).
+func newNode(name string, idx int32, broker bool, arena *byteArena) *node {
 	return &node{
 		name: name, idx: idx, broker: broker,
-		disk: NewDisk(), appLog: NewDisk(),
+		disk:   newDiskIn(arena),
 		timers: make(map[engine.TimerID]uint64),
 		app:    newClientApp(),
 	}
@@ -172,7 +177,6 @@ func (w *World) crash(n *node, p model.CrashPoint) {
 	w.stats.Crashes++
 	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: p})
 	out := n.disk.Crash(w.rnd, w.prof.LoseUnsyncedPPM, w.prof.TornPPM)
-	n.appLog.Crash(w.rnd, 0, 0)
 	w.tr.begin(w.sched.now, n.name, "crash")
 	w.tr.int("point", int64(p))
 	w.tr.int("kept", int64(out.Kept))

@@ -195,7 +195,7 @@ func New(cfg Config) (*World, error) {
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)
 	for i, name := range names {
-		n := newNode(name, int32(i), i == 0)
+		n := newNode(name, int32(i), i == 0, &w.bytes)
 		n.nameID = w.strs.id(name)
 		w.nodes = append(w.nodes, n)
 		w.byName[name] = int32(i)
