@@ -103,6 +103,7 @@ type Broker struct {
 
 	// per-Step scratch, reused
 	acts    []brokerAct
+	nacts   int       // the length acts had at the end of the last Step (its slots still hold references)
 	out     []Action  // the slice Step returns, reused by the next Step
 	wbuf    []byte    // this Step's sent bytes, appended to sent.free
 	sent    byteArena // the blocks sent bytes are carved from, never reused
@@ -240,25 +241,36 @@ func (b *Broker) startBytes() {
 
 // finish turns the Step's scratch into the returned actions, reusing the
 // result slice; the sent bytes stay where they were encoded.
+//
+// The last Step's references are dropped by overwriting them, and only the
+// slots the new result does not reach are cleared: clearing a slot and then
+// writing it costs two write barriers while the GC runs.
 func (b *Broker) finish() []Action {
-	clear(b.out)
 	data := b.sent.take(b.wbuf)
 	b.wbuf = nil
-	if len(b.acts) == 0 {
-		b.out = b.out[:0]
-		return nil
-	}
+	prevOut, prevActs := len(b.out), b.nacts
 	out := b.out[:0]
-	for _, a := range b.acts {
+	for i := range b.acts {
+		a := &b.acts[i]
 		if a.send {
 			out = append(out, b.boxes.send.box(Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt}))
 		} else {
 			out = append(out, a.act)
 		}
 	}
+	if len(out) < prevOut {
+		clear(b.out[len(out):prevOut])
+	}
 	b.out = out
-	clear(b.acts)
+	n := len(b.acts)
+	if n < prevActs {
+		clear(b.acts[n:prevActs])
+	}
+	b.nacts = n
 	b.acts = b.acts[:0]
+	if n == 0 {
+		return nil
+	}
 	return out
 }
 

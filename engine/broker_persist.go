@@ -14,57 +14,92 @@ import (
 type brokerStore struct {
 	mode    BrokerPersistence
 	every   int
-	order   []string              // keys in first-change order
-	pending map[string]brokerPend // key -> latest change
-	changes int                   // changes since the last periodic snapshot
+	pending []brokerPend   // one per key, in first-change order, each its latest change
+	index   map[string]int // key -> position in pending; built only past storeScan keys
+	changes int            // changes since the last periodic snapshot
 }
 
 // brokerPend is the latest pending change of one key.
 type brokerPend struct {
+	key string
 	op  PersistOp
 	val []byte
 }
 
+// storeScan is how many pending keys are searched by a plain scan before
+// the store builds its index: with every-change persistence a batch holds
+// a few keys, and comparing them is cheaper than hashing into a map.
+const storeScan = 16
+
 func (st *brokerStore) init(p BrokerPolicy) {
 	st.mode, st.every = p.Persistence, p.SnapshotEvery
-	st.pending = make(map[string]brokerPend)
 }
 
 // enabled reports whether changes are persisted at all.
 func (st *brokerStore) enabled() bool { return st.mode != LegacyPersistNone }
 
 // put records a write of key.
-func (st *brokerStore) put(key string, val []byte) { st.change(key, brokerPend{op: Put, val: val}) }
+func (st *brokerStore) put(key string, val []byte) {
+	st.change(brokerPend{key: key, op: Put, val: val})
+}
 
 // del records a deletion of key.
-func (st *brokerStore) del(key string) { st.change(key, brokerPend{op: Delete}) }
+func (st *brokerStore) del(key string) { st.change(brokerPend{key: key, op: Delete}) }
 
-func (st *brokerStore) change(key string, p brokerPend) {
+func (st *brokerStore) change(p brokerPend) {
 	if !st.enabled() {
 		return
 	}
-	if _, ok := st.pending[key]; !ok {
-		st.order = append(st.order, key)
-	}
-	st.pending[key] = p
 	st.changes++
+	if i := st.find(p.key); i >= 0 {
+		st.pending[i] = p
+		return
+	}
+	st.pending = append(st.pending, p)
+	switch n := len(st.pending); {
+	case st.index != nil:
+		st.index[p.key] = n - 1
+	case n > storeScan:
+		st.index = make(map[string]int, 2*n)
+		for i := range st.pending {
+			st.index[st.pending[i].key] = i
+		}
+	}
+}
+
+// find returns the position of key's pending change, or -1.
+func (st *brokerStore) find(key string) int {
+	if st.index != nil {
+		if i, ok := st.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range st.pending {
+		if st.pending[i].key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // flush emits every pending change as Persist actions, the last with Sync.
 // Periodic snapshots write in key order, every-change batches in change order.
 func (st *brokerStore) flush(b *Broker) {
-	if len(st.order) == 0 {
+	n := len(st.pending)
+	if n == 0 {
 		return
 	}
 	if st.mode == PersistPeriodic {
-		slices.Sort(st.order)
+		slices.SortFunc(st.pending, func(x, y brokerPend) int { return strings.Compare(x.key, y.key) })
 	}
-	for i, k := range st.order {
-		p := st.pending[k]
-		b.emit(b.boxes.persist.box(Persist{Op: p.op, Key: k, Value: p.val, Sync: i == len(st.order)-1}))
+	for i := range st.pending {
+		p := &st.pending[i]
+		b.emit(b.boxes.persist.box(Persist{Op: p.op, Key: p.key, Value: p.val, Sync: i == n-1}))
 	}
 	clear(st.pending)
-	st.order = st.order[:0]
+	st.pending = st.pending[:0]
+	st.index = nil
 }
 
 // endStep flushes what the policy wants flushed at the end of a Step.

@@ -172,11 +172,23 @@ func (c *Client) Connected() bool { return c.state == csConnected }
 // retransmit copy. (Deliver's Message is the application's own copy.)
 func (c *Client) Step(now Time, ev Event) []Action {
 	c.now = now
-	clear(c.acts) // drop the last Step's references
+	prev := len(c.acts)
 	c.acts = c.acts[:0]
+	c.step(ev)
+	if n := len(c.acts); n < prev {
+		// Drop the last Step's references that this Step did not overwrite
+		// (clearing them all first would cost two write barriers per slot
+		// while the GC runs).
+		clear(c.acts[n:prev])
+	}
+	return c.acts
+}
+
+// step handles one event, appending to c.acts.
+func (c *Client) step(ev Event) {
 	if c.stuck != nil {
 		c.stepStuck(ev)
-		return c.acts
+		return
 	}
 	switch e := ev.(type) {
 	case Connect:
@@ -202,7 +214,6 @@ func (c *Client) Step(now Time, ev Event) []Action {
 	case Shutdown:
 		c.handleShutdown()
 	}
-	return c.acts
 }
 
 // handleBytes feeds the decoder and dispatches every whole packet.
