@@ -15,7 +15,7 @@
 //
 // # The world
 //
-//   - Scheduler: a container/heap priority queue keyed (virtual time,
+//   - Scheduler: a binary-heap priority queue keyed (virtual time,
 //     sequence); the clock jumps to the next item; no wall clock anywhere.
 //   - Network: one connection per client dial, two FIFO byte streams each.
 //     Per packet: latency with jitter (plus a slow link's extra), bytes split

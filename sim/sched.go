@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"container/heap"
-
 	"github.com/mqttlab/mqttlab/engine"
 )
 
@@ -21,38 +19,71 @@ const (
 
 // item is one scheduled thing. It is a value (no pointers to chase, no
 // allocation per event); stale items are recognised by generation numbers.
+// Fields are ordered by size (48 bytes, no padding to move).
 type item struct {
 	at   engine.Time
 	seq  uint64
-	kind evKind
-	node int32  // node index
-	side uint8  // connection side or direction
 	conn uint64 // connection id
 	gen  uint64 // node incarnation or timer generation
 	id   uint64 // timer id
+	node int32  // node index
+	kind evKind
+	side uint8 // connection side or direction
 }
 
-// itemHeap is a container/heap of items ordered by (at, seq). Push and Pop
-// exist for heap.Interface; the scheduler appends and truncates itself and
-// calls heap.Fix, which never boxes an item.
+// before reports whether a comes before b: earlier, or as early and
+// scheduled first. Sequence numbers are unique, so the order is total and
+// any correct heap pops the same sequence.
+func (a *item) before(b *item) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// itemHeap is a binary min-heap of items ordered by before, written out
+// rather than through container/heap: no interface calls per comparison and
+// no boxing.
 type itemHeap []item
 
-func (h itemHeap) Len() int { return len(h) }
-func (h itemHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
+// up restores the heap property from leaf i towards the root.
+func (h itemHeap) up(i int) {
+	it := h[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !it.before(&h[parent]) {
+			break
+		}
+		h[i] = h[parent]
+		i = parent
 	}
-	return h[i].seq < h[j].seq
+	h[i] = it
 }
-func (h itemHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *itemHeap) Push(x any)   { *h = append(*h, x.(item)) }
-func (h *itemHeap) Pop() any {
-	old := *h
-	n := len(old) - 1
-	it := old[n]
-	*h = old[:n]
-	return it
+
+// down restores the heap property from the root towards the leaves.
+func (h itemHeap) down(i int) {
+	n := len(h)
+	it := h[i]
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].before(&h[c]) {
+			c = r
+		}
+		if !h[c].before(&it) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = it
 }
+
+// schedRoom is the room a scheduler starts with: a standard scenario's world
+// has a few dozen items scheduled at its busiest.
+const schedRoom = 64
 
 // Scheduler is the virtual clock: a priority queue keyed by (time, sequence).
 // The clock jumps straight to the next item; equal times keep insertion order.
@@ -75,10 +106,11 @@ func (s *Scheduler) push(it item) {
 	}
 	s.seq++
 	it.seq = s.seq
-	// Append then Fix rather than heap.Push: boxing an item into an
-	// interface would allocate on every event.
+	if s.h == nil {
+		s.h = make(itemHeap, 0, schedRoom)
+	}
 	s.h = append(s.h, it)
-	heap.Fix(&s.h, len(s.h)-1)
+	s.h.up(len(s.h) - 1)
 }
 
 // peek reports the time of the next item.
@@ -96,7 +128,7 @@ func (s *Scheduler) pop() item {
 	s.h[0] = s.h[n]
 	s.h = s.h[:n]
 	if n > 0 {
-		heap.Fix(&s.h, 0)
+		s.h.down(0)
 	}
 	if it.at > s.now {
 		s.now = it.at

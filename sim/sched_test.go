@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine"
+	"pgregory.net/rapid"
 )
 
 func TestSchedulerOrder(t *testing.T) {
@@ -66,4 +68,48 @@ func TestSchedulerNoAllocations(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%v allocations per 32 push/pop; want 0", allocs)
 	}
+}
+
+// TestSchedulerMatchesSortedOrder: any mix of pushes and pops gives each
+// item in (time, insertion) order among those scheduled, as a sorted list
+// would.
+func TestSchedulerMatchesSortedOrder(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var s Scheduler
+		var ref []item // pending items, kept sorted by (at, seq)
+		var seq uint64
+		steps := rapid.SliceOfN(rapid.IntRange(-1, 40), 1, 300).Draw(rt, "steps")
+		for i, d := range steps {
+			if d < 0 {
+				if len(ref) == 0 {
+					continue
+				}
+				got, want := s.pop(), ref[0]
+				ref = ref[1:]
+				if got.id != want.id {
+					rt.Fatalf("step %d: popped item %d at %d, want item %d at %d", i, got.id, got.at, want.id, want.at)
+				}
+				continue
+			}
+			at := max(s.Now()+engine.Time(d), s.Now())
+			seq++
+			s.push(item{at: at, id: uint64(i)})
+			it := item{at: at, seq: seq, id: uint64(i)}
+			// After every pending item at the same time or earlier.
+			k := len(ref)
+			for k > 0 && ref[k-1].at > at {
+				k--
+			}
+			ref = slices.Insert(ref, k, it)
+		}
+		for len(ref) > 0 {
+			if got := s.pop(); got.id != ref[0].id {
+				rt.Fatalf("drain: popped item %d, want %d", got.id, ref[0].id)
+			}
+			ref = ref[1:]
+		}
+		if s.Len() != 0 {
+			rt.Fatalf("%d items left", s.Len())
+		}
+	})
 }
