@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
@@ -32,7 +34,7 @@ type cmdInfo struct {
 // operator that keeps it connected. Its memory (cmds) dies with a crash;
 // wantConn is the operator's intent and survives.
 type clientApp struct {
-	cmds      map[engine.CmdID]cmdInfo
+	cmds      cmdTable
 	nextCmd   engine.CmdID // never reset, so ids stay unique across reboots
 	conn      engine.ConnID
 	wantConn  bool
@@ -46,11 +48,45 @@ type clientApp struct {
 	hasSession bool
 }
 
-func newClientApp() clientApp { return clientApp{cmds: make(map[engine.CmdID]cmdInfo)} }
+func newClientApp() clientApp { return clientApp{} }
+
+// cmdTable is the commands in flight, in id order (ids only grow, so an
+// append keeps the order): a handful at a time, found by binary search.
+type cmdTable []cmdEntry
+
+type cmdEntry struct {
+	id engine.CmdID
+	cmdInfo
+}
+
+// find returns the index of command id, or -1.
+func (t cmdTable) find(id engine.CmdID) int {
+	lo, hi := 0, len(t)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t[m].id < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t) && t[lo].id == id {
+		return lo
+	}
+	return -1
+}
+
+// del forgets command id.
+func (t *cmdTable) del(id engine.CmdID) {
+	if i := t.find(id); i >= 0 {
+		*t = slices.Delete(*t, i, i+1)
+	}
+}
 
 // reset forgets the application's memory (a crash or stop).
 func (a *clientApp) reset() {
 	clear(a.cmds)
+	a.cmds = a.cmds[:0]
 	a.conn = 0
 	a.connected = false
 	a.reconnGen++
@@ -59,7 +95,7 @@ func (a *clientApp) reset() {
 // command registers a new command.
 func (a *clientApp) command(ci cmdInfo) engine.CmdID {
 	a.nextCmd++
-	a.cmds[a.nextCmd] = ci
+	a.cmds = append(a.cmds, cmdEntry{id: a.nextCmd, cmdInfo: ci})
 	return a.nextCmd
 }
 
@@ -131,14 +167,15 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 
 // handleComplete is the applications hearing a command's outcome.
 func (w *World) handleComplete(n *node, a engine.Complete) {
-	ci, ok := n.app.cmds[a.Cmd]
-	if !ok {
+	i := n.app.cmds.find(a.Cmd)
+	if i < 0 {
 		return
 	}
+	ci := n.app.cmds[i].cmdInfo
 	now := int64(w.sched.now)
 	switch ci.kind {
 	case cmdConnect:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 		if a.Result == engine.Acknowledged {
 			n.app.connected = true
 			w.log.add(hrec{kind: model.Connected, time: now, node: n.nameID, peer: w.nodes[0].nameID,
@@ -155,20 +192,20 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 	case cmdPublish:
 		w.handlePublishDone(n, a, ci, now)
 	case cmdSubscribe:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
 			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: ci.tid, qos: q, flags: flagIf(w.persistent(n), evPersistent)})
 			w.obs.subscribe(n.idx, ci.topic, q)
 		}
 	case cmdUnsubscribe:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 		if a.Result == engine.Acknowledged {
 			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: ci.tid})
 			w.obs.unsubscribe(n.idx, ci.topic)
 		}
 	default:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 	}
 }
 
@@ -180,13 +217,13 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: ci.msg, topic: ci.tid, qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
 		w.obs.accepted(ci.msg, ci.topic, ci.qos)
 		if ci.qos == 0 {
-			delete(n.app.cmds, a.Cmd)
+			n.app.cmds.del(a.Cmd)
 		}
 	case engine.Acknowledged:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: ci.msg})
 	default:
-		delete(n.app.cmds, a.Cmd)
+		n.app.cmds.del(a.Cmd)
 	}
 }
 

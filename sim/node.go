@@ -21,7 +21,7 @@ type node struct {
 	// a crash keeps all of it and draws nothing.
 	appLog []uint32
 
-	timers   map[engine.TimerID]uint64 // live timers and their generation
+	timers   timerSet // live timers and their generation
 	timerGen uint64
 	acks     []engine.DeliveryID // deliveries the app owns, to Ack after the step
 	points   int                 // crash points passed (safety phase)
@@ -38,9 +38,52 @@ type node struct {
 func newNode(name string, idx int32, broker bool, arena *byteArena) *node {
 	return &node{
 		name: name, idx: idx, broker: broker,
-		disk:   newDiskIn(arena),
-		timers: make(map[engine.TimerID]uint64),
-		app:    newClientApp(),
+		disk: newDiskIn(arena),
+		app:  newClientApp(),
+	}
+}
+
+// timerSet is a node's live timers and their generations. A node has a few
+// at a time (a client two or three, the broker about one per connection),
+// so a scan of a slice beats a map.
+type timerSet []liveTimer
+
+type liveTimer struct {
+	id  engine.TimerID
+	gen uint64
+}
+
+// set sets timer id to generation gen.
+func (s *timerSet) set(id engine.TimerID, gen uint64) {
+	for i := range *s {
+		if (*s)[i].id == id {
+			(*s)[i].gen = gen
+			return
+		}
+	}
+	*s = append(*s, liveTimer{id: id, gen: gen})
+}
+
+// gen returns the generation of timer id, 0 if it is not set (generations
+// start at 1).
+func (s timerSet) gen(id engine.TimerID) uint64 {
+	for i := range s {
+		if s[i].id == id {
+			return s[i].gen
+		}
+	}
+	return 0
+}
+
+// del forgets timer id.
+func (s *timerSet) del(id engine.TimerID) {
+	for i := range *s {
+		if (*s)[i].id == id {
+			last := len(*s) - 1
+			(*s)[i] = (*s)[last]
+			*s = (*s)[:last]
+			return
+		}
 	}
 }
 
@@ -110,10 +153,10 @@ func (w *World) do(n *node, a engine.Action) {
 		n.disk.Persist(a)
 	case engine.SetTimer:
 		n.timerGen++
-		n.timers[a.Timer] = n.timerGen
+		n.timers.set(a.Timer, n.timerGen)
 		w.sched.push(item{at: a.At, kind: evTimer, node: n.idx, gen: n.timerGen, id: uint64(a.Timer), conn: n.inc})
 	case engine.CancelTimer:
-		delete(n.timers, a.Timer)
+		n.timers.del(a.Timer)
 	case engine.Deliver:
 		w.handleDeliverApp(n, a)
 	case engine.Complete:
@@ -125,10 +168,10 @@ func (w *World) do(n *node, a engine.Action) {
 func (w *World) handleTimer(it item) {
 	n := w.nodes[it.node]
 	id := engine.TimerID(it.id)
-	if !n.up || n.inc != it.conn || n.timers[id] != it.gen {
+	if !n.up || n.inc != it.conn || n.timers.gen(id) != it.gen {
 		return
 	}
-	delete(n.timers, id)
+	n.timers.del(id)
 	w.step(n, engine.TimerFired{Timer: id})
 }
 
@@ -211,7 +254,7 @@ func (w *World) down(n *node, crashed bool) {
 	n.failed = false
 	n.eng = nil
 	n.inc++
-	clear(n.timers)
+	n.timers = n.timers[:0]
 	n.acks = n.acks[:0]
 	n.app.reset()
 }

@@ -20,8 +20,26 @@ type observer struct {
 	inflight [][4]idSet
 	pending  int // total ids in flight
 	subs     [][]sub
-	expected map[uint64]struct{} // subscriber<<32 | message id (the run's string id)
-	seen     map[uint64]struct{} // deliveries already made
+	// owed[c][m] says what subscriber c has of message m (the run's string
+	// id of its message id): owedSeen, owedExpected. A slice per node
+	// indexed by message id: the ids are small and dense.
+	owed     [][]uint8
+	expected int // (c, m) pairs marked owedExpected
+}
+
+// owed flags.
+const (
+	owedSeen     uint8 = 1 << iota // delivered at least once
+	owedExpected                   // accepted, matching, not yet delivered
+)
+
+// owedOf returns the flags of message msg at subscriber c, growing c's
+// slice to hold msg.
+func (o *observer) owedOf(c int, msg uint32) *uint8 {
+	if int(msg) >= len(o.owed[c]) {
+		o.owed[c] = append(o.owed[c], make([]uint8, int(msg)+1-len(o.owed[c]))...)
+	}
+	return &o.owed[c][msg]
 }
 
 const (
@@ -39,8 +57,7 @@ type sub struct {
 func (o *observer) init(nodes int) {
 	o.inflight = make([][4]idSet, nodes)
 	o.subs = make([][]sub, nodes)
-	o.expected = make(map[uint64]struct{})
-	o.seen = make(map[uint64]struct{})
+	o.owed = make([][]uint8, nodes)
 }
 
 func (o *observer) add(c int32, k int, id uint16) {
@@ -157,9 +174,9 @@ func (o *observer) accepted(msg uint32, topic string, qos uint8) {
 	for c, subs := range o.subs {
 		for _, s := range subs {
 			if s.qos > 0 && Match(s.filter, topic) {
-				key := uint64(c)<<32 | uint64(msg)
-				if _, done := o.seen[key]; !done {
-					o.expected[key] = struct{}{}
+				if f := o.owedOf(c, msg); *f&(owedSeen|owedExpected) == 0 {
+					*f |= owedExpected
+					o.expected++
 				}
 				break
 			}
@@ -170,12 +187,14 @@ func (o *observer) accepted(msg uint32, topic string, qos uint8) {
 // delivered records a delivery to subscriber c and counts duplicates.
 func (o *observer) delivered(w *World, c int32, msg uint32) {
 	w.stats.Delivered++
-	key := uint64(c)<<32 | uint64(msg)
-	if _, dup := o.seen[key]; dup {
+	f := o.owedOf(int(c), msg)
+	if *f&owedSeen != 0 {
 		w.stats.Duplicates++
 	}
-	o.seen[key] = struct{}{}
-	delete(o.expected, key)
+	if *f&owedExpected != 0 {
+		o.expected--
+	}
+	*f = owedSeen
 }
 
 // pendingReport lists what keeps the world from being quiet, sorted.
@@ -200,10 +219,14 @@ func (o *observer) pendingReport(w *World) string {
 			parts = append(parts, b.String())
 		}
 	}
-	if len(o.expected) > 0 {
+	if o.expected > 0 {
 		var und []string
-		for key := range o.expected {
-			und = append(und, w.nodes[key>>32].name+"<-"+w.strs.strs[uint32(key)])
+		for c, flags := range o.owed {
+			for msg, f := range flags {
+				if f&owedExpected != 0 {
+					und = append(und, w.nodes[c].name+"<-"+w.strs.strs[msg])
+				}
+			}
 		}
 		slices.Sort(und)
 		parts = append(parts, "undelivered "+strings.Join(und, " "))

@@ -169,7 +169,7 @@ func (w *World) RunUntilQuiet() bool {
 // side, every owed delivery made, every node up, every client connected, no
 // byte in flight, and every engine that can say so idle.
 func (w *World) quiet() bool {
-	if w.obs.pending > 0 || len(w.obs.expected) > 0 {
+	if w.obs.pending > 0 || w.obs.expected > 0 {
 		return false
 	}
 	for _, n := range w.nodes {
