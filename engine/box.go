@@ -231,3 +231,67 @@ func (t *ackTable) get(typ packet.Type, id uint16) packet.Packet {
 	}
 	return &t.pubcomp[id]
 }
+
+// sharedAckWires holds the wire bytes of the shared acks: a Success ack
+// without properties encodes the same in 3.1.1 and 5.0 (v5's shortest
+// form), so the bytes are encoded once, at package initialisation, and
+// handed out read-only in Send.Data like the packets themselves.
+var sharedAckWires = newAckWires()
+
+// ackWires is the encoding of every shared ack: type, flags, Remaining
+// Length 2 and the packet id, per type (PUBACK..PUBCOMP) and id.
+type ackWires [4][sharedAckIDs][4]byte
+
+func newAckWires() *ackWires {
+	w := new(ackWires)
+	for i, t := range [...]packet.Type{packet.PUBACK, packet.PUBREC, packet.PUBREL, packet.PUBCOMP} {
+		flags := byte(0)
+		if t == packet.PUBREL {
+			flags = 2 // [MQTT-3.6.1-1]
+		}
+		for id := range uint16(sharedAckIDs) {
+			w[i][id] = [4]byte{byte(t)<<4 | flags, 2, byte(id >> 8), byte(id)}
+		}
+	}
+	return w
+}
+
+// sharedAckWire returns the wire bytes of p for version v when p is one of
+// the shared acks (box.go) and the codec would encode it, else nil: the
+// encoding is then skipped. Packet id 0 is left to the codec, which
+// refuses it.
+func sharedAckWire(v packet.Version, p packet.Packet) []byte {
+	if v != packet.V311 && v != packet.V5 {
+		return nil
+	}
+	var i int
+	var id uint16
+	switch a := p.(type) {
+	case *packet.Puback:
+		if a.PacketID >= sharedAckIDs || a != &sharedAcks.puback[a.PacketID] {
+			return nil
+		}
+		i, id = 0, a.PacketID
+	case *packet.Pubrec:
+		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubrec[a.PacketID] {
+			return nil
+		}
+		i, id = 1, a.PacketID
+	case *packet.Pubrel:
+		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubrel[a.PacketID] {
+			return nil
+		}
+		i, id = 2, a.PacketID
+	case *packet.Pubcomp:
+		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubcomp[a.PacketID] {
+			return nil
+		}
+		i, id = 3, a.PacketID
+	default:
+		return nil
+	}
+	if id == 0 {
+		return nil
+	}
+	return sharedAckWires[i][id][:]
+}

@@ -216,10 +216,15 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 // persist paths use it directly.
 func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 	off := len(b.wbuf)
-	buf, err := packet.Append(b.wbuf, c.version, p)
-	if err != nil {
-		b.wbuf = b.wbuf[:off]
-		return false
+	var buf []byte
+	if w := sharedAckWire(c.version, p); w != nil {
+		buf = append(b.wbuf, w...) // encoded once for all (box.go)
+	} else {
+		var err error
+		if buf, err = packet.Append(b.wbuf, c.version, p); err != nil {
+			b.wbuf = b.wbuf[:off]
+			return false
+		}
 	}
 	if c.maxOut > 0 && uint32(len(buf)-off) > c.maxOut {
 		// [MQTT-3.1.2-25] never send a packet larger than the client's maximum.

@@ -83,7 +83,7 @@ func (b *Broker) handleBytes(id ConnID, data []byte) {
 	}
 	c.lastRecv = b.now
 	c.dec.Feed(data)
-	for b.conns[id] == c {
+	for c.dec != nil { // dropConn (the only way out of b.conns) releases the decoder
 		p, err := c.dec.Next()
 		if err != nil {
 			b.fail(c, err)

@@ -42,7 +42,7 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
 			continue // [MQTT-3.8.3-3]
 		}
-		s := b.sessions[sm.client]
+		s := sm.s
 		out := brokerOut{msg: m, qos: min(qos, sm.opts.QoS)} // QoS downgrade [MQTT-3.8.4-8]
 		// [MQTT-3.3.1-12] [MQTT-3.3.1-13] retain only with Retain As Published;
 		// 3.1.1 [MQTT-3.3.1-9] always clears it on forwarding.

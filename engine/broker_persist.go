@@ -425,7 +425,7 @@ func (b *Broker) restoreSub(r Record) error {
 		return nil // its session record was lost: the subscription went with it
 	}
 	s.subs[filter] = o
-	b.tree.add(filter, id, o)
+	b.tree.add(filter, s, o)
 	return nil
 }
 

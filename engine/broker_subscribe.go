@@ -43,7 +43,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 		if !v5 {
 			o = subOptions{QoS: o.QoS}
 		}
-		existed := b.tree.add(sub.Filter, s.id, o)
+		existed := b.tree.add(sub.Filter, s, o)
 		s.subs[sub.Filter] = o
 		b.saveSub(s, sub.Filter, o)
 		reasons[i] = packet.ReasonCode(o.QoS) // granted QoS [MQTT-3.9.3-1]

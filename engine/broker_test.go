@@ -156,7 +156,7 @@ func TestTopicMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var tree topicTree
-		tree.add(tc.filter, "c", subOptions{QoS: 1})
+		tree.add(tc.filter, &brokerSession{id: "c"}, subOptions{QoS: 1})
 		got := len(tree.match([]byte(tc.topic), nil)) == 1
 		if got != tc.match {
 			t.Errorf("tree: %q matches %q = %v, want %v", tc.filter, tc.topic, got, tc.match)
@@ -186,7 +186,7 @@ func TestTopicTreeProperty(t *testing.T) {
 				continue
 			}
 			c := fmt.Sprintf("c%d", i%3)
-			tree.add(f, c, subOptions{QoS: packet.QoS(i % 3)})
+			tree.add(f, &brokerSession{id: c}, subOptions{QoS: packet.QoS(i % 3)})
 			filters[c] = append(filters[c], f)
 		}
 		topic := strings.Join(rapid.SliceOfN(level, 1, 4).Draw(t, "topic"), "/")
@@ -211,7 +211,7 @@ func TestTopicTreeProperty(t *testing.T) {
 				tree.remove(f, c)
 			}
 		}
-		if len(tree.root.children) != 0 || len(tree.root.subs) != 0 {
+		if len(tree.root.children) != 0 || len(tree.root.subs) != 0 || tree.root.plus != nil || tree.root.hash != nil {
 			t.Fatalf("tree not empty after removing everything: %+v", tree.root)
 		}
 	})

@@ -321,9 +321,13 @@ func (c *Client) send(p packet.Packet) bool {
 }
 
 // encode encodes p into the byte arena and returns its bytes, capped so
-// that nobody appending to them can overwrite the next packet. The bytes are
+// that nobody appending to them can overwrite the next packet; a shared ack
+// (box.go) is not encoded, its read-only bytes are returned. The bytes are
 // never written again: Send.Data may be kept.
 func (c *Client) encode(p packet.Packet) ([]byte, error) {
+	if w := sharedAckWire(c.v, p); w != nil {
+		return w[:len(w):len(w)], nil // encoded once for all, read-only (box.go)
+	}
 	c.arena.reserve(arenaSmall)
 	buf, err := packet.Append(c.arena.free, c.v, p)
 	if err != nil {

@@ -20,7 +20,10 @@ type subOptions struct {
 // topicNode is one level of the subscription tree.
 type topicNode struct {
 	children map[string]*topicNode
-	subs     map[string]subOptions // client id -> options
+	// plus and hash are children["+"] and children["#"], kept at hand: every
+	// level of every match looks for them.
+	plus, hash *topicNode
+	subs       []subMatch // the subscriptions ending here, in client-id order
 }
 
 // topicTree holds every subscription of every session, keyed by filter level.
@@ -28,9 +31,11 @@ type topicTree struct {
 	root topicNode
 }
 
-// subMatch is one session a topic matched, with the options to use.
+// subMatch is one session a topic matched (or one subscription of a node),
+// with the options to use.
 type subMatch struct {
 	client string
+	s      *brokerSession // the session of client: the tree holds live sessions only
 	opts   subOptions
 }
 
@@ -64,11 +69,11 @@ func validTopicName(t []byte) bool {
 // isShared reports whether f is a v5 shared subscription filter.
 func isShared(f string) bool { return strings.HasPrefix(f, "$share/") }
 
-// add inserts or replaces the subscription of client to filter and reports
-// whether one existed before.
-func (t *topicTree) add(filter, client string, o subOptions) bool {
+// add inserts or replaces the subscription of session s to filter and
+// reports whether one existed before.
+func (t *topicTree) add(filter string, s *brokerSession, o subOptions) bool {
 	n := &t.root
-	for _, level := range strings.Split(filter, "/") {
+	for level := range strings.SplitSeq(filter, "/") {
 		if n.children == nil {
 			n.children = make(map[string]*topicNode)
 		}
@@ -76,15 +81,34 @@ func (t *topicTree) add(filter, client string, o subOptions) bool {
 		if c == nil {
 			c = &topicNode{}
 			n.children[level] = c
+			n.setWild(level, c)
 		}
 		n = c
 	}
-	if n.subs == nil {
-		n.subs = make(map[string]subOptions)
+	i, existed := n.find(s.id)
+	if existed {
+		n.subs[i] = subMatch{client: s.id, s: s, opts: o}
+		return true
 	}
-	_, existed := n.subs[client]
-	n.subs[client] = o
-	return existed
+	n.subs = slices.Insert(n.subs, i, subMatch{client: s.id, s: s, opts: o})
+	return false
+}
+
+// setWild keeps plus and hash in step with children after level was set to
+// c (nil: deleted).
+func (n *topicNode) setWild(level string, c *topicNode) {
+	switch level {
+	case "+":
+		n.plus = c
+	case "#":
+		n.hash = c
+	}
+}
+
+// find returns the position of client's subscription in n.subs, or where
+// it would go, and whether it is there.
+func (n *topicNode) find(client string) (int, bool) {
+	return slices.BinarySearchFunc(n.subs, client, func(m subMatch, c string) int { return strings.Compare(m.client, c) })
 }
 
 // remove deletes the subscription of client to filter, prunes empty nodes,
@@ -95,10 +119,11 @@ func (t *topicTree) remove(filter, client string) bool {
 
 func (n *topicNode) remove(levels []string, client string) bool {
 	if len(levels) == 0 {
-		if _, ok := n.subs[client]; !ok {
+		i, ok := n.find(client)
+		if !ok {
 			return false
 		}
-		delete(n.subs, client)
+		n.subs = slices.Delete(n.subs, i, i+1)
 		return true
 	}
 	c := n.children[levels[0]]
@@ -108,6 +133,7 @@ func (n *topicNode) remove(levels []string, client string) bool {
 	found := c.remove(levels[1:], client)
 	if len(c.subs) == 0 && len(c.children) == 0 {
 		delete(n.children, levels[0])
+		n.setWild(levels[0], nil)
 	}
 	return found
 }
@@ -147,10 +173,10 @@ func (n *topicNode) match(rest []byte, dollar bool, out []subMatch) []subMatch {
 		level, tail, last = rest[:i], rest[i+1:], false
 	}
 	if !dollar {
-		if h := n.children["#"]; h != nil {
+		if h := n.hash; h != nil {
 			out = h.collect(out)
 		}
-		if p := n.children["+"]; p != nil {
+		if p := n.plus; p != nil {
 			out = p.step(tail, last, out)
 		}
 	}
@@ -166,17 +192,14 @@ func (n *topicNode) step(tail []byte, last bool, out []subMatch) []subMatch {
 		return n.match(tail, false, out)
 	}
 	out = n.collect(out)
-	if h := n.children["#"]; h != nil {
+	if h := n.hash; h != nil {
 		out = h.collect(out) // "a/#" also matches "a" [MQTT-4.7.1-2]
 	}
 	return out
 }
 
 func (n *topicNode) collect(out []subMatch) []subMatch {
-	for c, o := range n.subs { // order fixed by the sort in topicTree.match
-		out = append(out, subMatch{client: c, opts: o})
-	}
-	return out
+	return append(out, n.subs...)
 }
 
 // filterMatches reports whether filter matches topic, with the same rules as

@@ -338,6 +338,9 @@ func checkPropStrings(p *Properties) error {
 // properties not allowed here, list identifiers in Present, values set without
 // their Present bit, and fields too long for their length prefix.
 func checkPropsEncode(v Version, ctx propCtx, p *Properties) error {
+	if p.isEmpty() && !p.anyValue() {
+		return nil // nothing present, no stray value: every rule below holds
+	}
 	if v != V5 {
 		if !p.isEmpty() || p.stray() != 0 {
 			// 3.1.1 has no properties.
