@@ -26,7 +26,14 @@ type Decoder struct {
 	// dropped its bytes, Next returns it once the good ones are taken.
 	pending error
 	own     owned // the values re-filled for the frequent packet types
+	// checked is the version every fixed header in buf[off:scan] was
+	// checked under (mixedVersions when they differ): Next then skips
+	// checking them again while the version is still that one.
+	checked Version
 }
+
+// mixedVersions marks buf[off:scan] as checked under more than one version.
+const mixedVersions Version = 0xFF
 
 // owned holds the Decoder's re-filled packet values: the PUBLISH, and one
 // acknowledgement that PUBACK, PUBREC, PUBREL and PUBCOMP (one layout, so
@@ -95,6 +102,11 @@ func (d *Decoder) checkHeaders() {
 		if hdr == 0 || d.scan+total > len(d.buf) {
 			return
 		}
+		if d.off == d.scan {
+			d.checked = v
+		} else if d.checked != v {
+			d.checked = mixedVersions
+		}
 		if v == 0 {
 			v = peekLevel(d.buf[d.scan+hdr : d.scan+total])
 		}
@@ -152,8 +164,14 @@ func (d *Decoder) Next() (Packet, error) {
 // decode is Decode with the frequent packet types decoded into the
 // Decoder's own values.
 func (d *Decoder) decode(buf []byte) (Packet, int, error) {
-	t, flags, body, n, err := frame(d.v, buf, d.max)
-	if err != nil {
+	var t Type
+	var flags byte
+	var body []byte
+	var n int
+	var err error
+	if d.off < d.scan && d.checked == d.v {
+		t, flags, body, n = checkedFrame(buf) // Feed checked this header under d.v
+	} else if t, flags, body, n, err = frame(d.v, buf, d.max); err != nil {
 		return nil, 0, err
 	}
 	var p Packet
@@ -175,6 +193,23 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 		return nil, 0, err
 	}
 	return p, n, nil
+}
+
+// checkedFrame splits off the first packet of buf, whose fixed header is
+// known to be valid and whose bytes are all there: frame without the checks.
+func checkedFrame(buf []byte) (t Type, flags byte, body []byte, n int) {
+	rl, shift, i := 0, 0, 1
+	for {
+		c := buf[i]
+		rl |= int(c&0x7F) << shift
+		i++
+		if c&0x80 == 0 {
+			break
+		}
+		shift += 7
+	}
+	n = i + rl
+	return Type(buf[0] >> 4), buf[0] & 0x0F, buf[i:n:n], n
 }
 
 // Version reports the protocol version in use (0 before CONNECT when unknown).

@@ -86,7 +86,9 @@ func (r ReasonCode) String() string {
 	return "ReasonCode(0x" + strconv.FormatUint(uint64(r)|0x100, 16)[1:] + ")"
 }
 
-var propNames = map[PropID]string{
+// propNames is indexed by identifier (an array: the decoder names every
+// property it reads, for its error messages).
+var propNames = [256]string{
 	PropPayloadFormat:        "Payload Format Indicator",
 	PropMessageExpiry:        "Message Expiry Interval",
 	PropContentType:          "Content Type",
@@ -119,7 +121,7 @@ var propNames = map[PropID]string{
 // String names the property as the v5 standard does; unknown identifiers
 // print as "PropID(0xNN)".
 func (id PropID) String() string {
-	if s, ok := propNames[id]; ok {
+	if s := propNames[id]; s != "" {
 		return s
 	}
 	return "PropID(0x" + strconv.FormatUint(uint64(id)|0x100, 16)[1:] + ")"
