@@ -157,7 +157,7 @@ func TestCrashLosesUnsyncedKeepsSynced(t *testing.T) {
 	b.disk.Persist(engine.Persist{Op: engine.Put, Key: "zz/unsynced", Value: []byte("x")})
 	synced := len(b.disk.synced)
 	apply(t, w, "crash broker")
-	if _, ok := b.disk.synced["zz/unsynced"]; ok {
+	if _, ok := b.disk.get("zz/unsynced"); ok {
 		t.Error("an unsynced write survived a crash that loses all of them")
 	}
 	if len(b.disk.synced) != synced || synced == 0 {
