@@ -10,15 +10,20 @@ import (
 //
 // Converting a struct such as engine.BytesReceived to the engine.Event
 // interface copies it to a fresh heap object: one allocation per event. An
-// interface value is two words, its type and a pointer to its (immutable)
-// data, so the same value can be built around a struct carved from a block
-// of many: one allocation per eventSlabSize events. The engine sees an
-// ordinary Event; type switches and assertions behave exactly as for a
-// plainly boxed value. (The engine's client does the same for its actions.)
+// interface value is two words, its type and a pointer to its data, so the
+// same value can be built around a struct the world keeps: no allocation at
+// all. The engine sees an ordinary Event; type switches and assertions
+// behave exactly as for a plainly boxed value.
 //
-// The rule that makes it sound is the one the compiler's boxing follows: a
-// struct handed out by box is never written again. Slabs only move forward;
-// a block lives as long as any of its events is referenced.
+// What makes one slot per event type sound: an engine never keeps the Event
+// it is stepped with. Client.Step and Broker.Step take the struct out of the
+// interface by value in their type switch, and BytesReceived's contract is
+// that the engine copies what it keeps (its Data is reused after Step
+// returns anyway). The world writes a slot only to step the next event of
+// that type, and it boxes one only when the engine's Step of the last one has
+// returned: bytes arrive from the dispatch loop (never from inside a step),
+// an Ack is fed after the step whose delivery it acknowledges, and a Publish
+// comes from a plan op.
 
 // ifaceWords is the runtime layout of a non-empty interface value.
 type ifaceWords struct {
@@ -26,40 +31,33 @@ type ifaceWords struct {
 	data unsafe.Pointer // the boxed value
 }
 
-// eventSlabSize is the number of events of one type per block.
-const eventSlabSize = 64
-
-// eventSlab boxes values of one event type T as engine.Events, carving them
-// from blocks that are never reused.
-type eventSlab[T engine.Event] struct {
-	free []T
+// eventSlot boxes values of one event type T as engine.Events, each in the
+// same slot (see above for when that is sound).
+type eventSlot[T engine.Event] struct {
+	slot *T
 	tab  unsafe.Pointer // itab of (engine.Event, T), taken from a plainly boxed T
 }
 
-// box returns v as an engine.Event.
-func (s *eventSlab[T]) box(v T) engine.Event {
-	if len(s.free) == 0 {
-		s.free = make([]T, eventSlabSize)
-		if s.tab == nil {
-			var zero T
-			proto := engine.Event(zero)
-			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
-		}
+// box returns v as an engine.Event, overwriting the last one boxed.
+func (s *eventSlot[T]) box(v T) engine.Event {
+	if s.slot == nil {
+		s.slot = new(T)
+		var zero T
+		proto := engine.Event(zero)
+		s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
 	}
-	p := &s.free[0]
-	*p = v
-	s.free = s.free[1:]
+	*s.slot = v
 	var e engine.Event
 	w := (*ifaceWords)(unsafe.Pointer(&e))
-	w.tab, w.data = s.tab, unsafe.Pointer(p)
+	w.tab, w.data = s.tab, unsafe.Pointer(s.slot)
 	return e
 }
 
-// worldEvents are the world's slabs of the events it feeds most often.
+// worldEvents are the world's slots for the events it feeds most often.
 type worldEvents struct {
-	bytes   eventSlab[engine.BytesReceived]
-	ack     eventSlab[engine.Ack]
-	publish eventSlab[engine.Publish]
+	bytes   eventSlot[engine.BytesReceived]
+	ack     eventSlot[engine.Ack]
+	publish eventSlot[engine.Publish]
 }
 
 // byteArenaBlock is the size of a byte arena block.

@@ -1,6 +1,37 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// TestEventSlotBoxes: a boxed event type-switches and asserts as its type
+// with its value, as a plainly boxed one does, and boxing allocates nothing
+// after the first.
+func TestEventSlotBoxes(t *testing.T) {
+	var s eventSlot[engine.BytesReceived]
+	data := []byte("abc")
+	for i, conn := range []engine.ConnID{3, 9} {
+		ev := s.box(engine.BytesReceived{Conn: conn, Data: data})
+		switch e := ev.(type) {
+		case engine.BytesReceived:
+			if e.Conn != conn || string(e.Data) != "abc" {
+				t.Fatalf("box %d: got %+v", i, e)
+			}
+		default:
+			t.Fatalf("box %d: type %T, want engine.BytesReceived", i, ev)
+		}
+		if _, ok := ev.(engine.Ack); ok {
+			t.Fatalf("box %d asserts as engine.Ack", i)
+		}
+	}
+	var sink engine.Event
+	if n := testing.AllocsPerRun(100, func() { sink = s.box(engine.BytesReceived{Conn: 1, Data: data}) }); n != 0 {
+		t.Errorf("%v allocations per box, want 0", n)
+	}
+	_ = sink
+}
 
 // TestCarverPiecesDoNotOverlap: slices handed out have exactly the room
 // asked, start empty, and filling (or outgrowing) one never touches another.

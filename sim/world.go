@@ -168,7 +168,7 @@ type World struct {
 	obs    observer
 	crashK int32       // exhaustive-mode node index, -1 if none
 	strs   *strTable   // interned names, topics, payloads, filters
-	evs    worldEvents // slabs boxing the frequent events
+	evs    worldEvents // slots boxing the frequent events
 	bytes  byteArena   // copies handed to the engines
 	carve  connCarvers // conns and the first room of their streams
 	// quietAt is when the liveness phase went quiet, -1 until then.
