@@ -20,15 +20,16 @@ type Scenario struct {
 	Clients   []string        // client ids, besides the broker
 	KeepAlive engine.Duration // the clients' keep-alive
 	gen       func(g *planGen)
+	opsHint   int // room for the ops of a generated plan: most fit
 }
 
 // Scenarios lists the scenarios.
 func Scenarios() []Scenario {
 	return []Scenario{
 		{Name: "standard", Doc: "1 broker, 2 publishers, 2 persistent subscribers, 100 messages each at mixed QoS over 3 topics, keep-alive 60s",
-			Clients: []string{"p1", "p2", "s1", "s2"}, KeepAlive: 60 * engine.Second, gen: genStandard},
+			Clients: []string{"p1", "p2", "s1", "s2"}, KeepAlive: 60 * engine.Second, gen: genStandard, opsHint: 512},
 		{Name: "small", Doc: "1 publisher, 1 subscriber, one QoS1 and one QoS2 message, no plan-level faults (for exhaustive crash points)",
-			Clients: []string{"p1", "s1"}, KeepAlive: 60 * engine.Second, gen: genSmall},
+			Clients: []string{"p1", "s1"}, KeepAlive: 60 * engine.Second, gen: genSmall, opsHint: 8},
 	}
 }
 
@@ -54,7 +55,7 @@ func Generate(cfg Config) (Plan, error) {
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
 	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, down: map[string]bool{}, cut: map[string]bool{}}
-	g.ops = make([]Op, 0, 512) // the standard scenario's plans have about 400 ops
+	g.ops = make([]Op, 0, scen.opsHint)
 	scen.gen(g)
 	g.flushAll()
 	return Plan{Header: HeaderOf(cfg), Ops: g.ops}, nil
@@ -192,9 +193,9 @@ func genStandard(g *planGen) {
 	g.advance(200 * ms)
 	topics := []string{"t/a", "t/b", "t/c"}
 	qos := []uint8{1, 2, 0}
-	pubs := [2]string{"p1", "p2"}
-	msgs := standardMsgs(pubs, 200)
-	for i := 0; i < 200; i++ {
+	pubs := standardPubs
+	msgs := standardIDs
+	for i := 0; i < standardCount; i++ {
 		p, msg := pubs[i%2], msgs[i]
 		g.add(Op{Kind: OpPublish, Node: p, Topic: Pick(g.r, topics), QoS: Pick(g.r, qos), Msg: msg})
 		g.advance(engine.Duration(g.r.Between(int64(ms), int64(50*ms))))
@@ -202,6 +203,16 @@ func genStandard(g *planGen) {
 	}
 	g.advance(2 * engine.Second)
 }
+
+// The standard scenario's publishers and message ids: the same for every
+// seed, so built once (strings are immutable; nothing writes these).
+var (
+	standardPubs = [2]string{"p1", "p2"}
+	standardIDs  = standardMsgs(standardPubs, standardCount)
+)
+
+// standardCount is how many messages the standard scenario publishes.
+const standardCount = 200
 
 // standardMsgs returns the message ids of genStandard's n publishes, which
 // alternate between the two publishers: "p1-1", "p2-1", "p1-2", ... All
