@@ -59,8 +59,7 @@ func Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	// About seven or eight history events per op (liveness included).
-	w.log.recs = make([]hrec, 0, 8*len(plan.Ops)+64)
+	w.reserve(plan)
 	for _, op := range plan.Ops {
 		if err := w.Apply(op); err != nil {
 			return w.result(err)
@@ -68,6 +67,25 @@ func Run(cfg Config, plan Plan) Result {
 	}
 	w.RunUntilQuiet()
 	return w.result(nil)
+}
+
+// reserve sizes the run's history and string table for plan: about seven or
+// eight history events per op (liveness included), and a string per
+// published message besides the few names, topics and filters.
+func (w *World) reserve(plan Plan) {
+	w.log.recs = make([]hrec, 0, 8*len(plan.Ops)+64)
+	n := len(w.strs.strs) + 16
+	for i := range plan.Ops {
+		if plan.Ops[i].Kind == OpPublish {
+			n++
+		}
+	}
+	ids := make(map[string]uint32, n)
+	for id, s := range w.strs.strs[1:] {
+		ids[s] = uint32(id + 1)
+	}
+	w.strs.ids = ids
+	w.strs.strs = slices.Grow(w.strs.strs, n)
 }
 
 // History returns the run's history in the model's vocabulary. It is built
