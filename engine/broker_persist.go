@@ -145,12 +145,23 @@ func appendClientKey(dst []byte, prefix, id string) []byte {
 // appendPadded appends v in decimal, zero-padded to width digits (fmt's
 // "%0*d"), so that keys sort in numeric order.
 func appendPadded(dst []byte, v uint64, width int) []byte {
-	var digits [20]byte
-	d := strconv.AppendUint(digits[:0], v, 10)
-	for range width - len(d) {
-		dst = append(dst, '0')
+	var digits [20]byte // a uint64 has at most 20 digits
+	i := len(digits)
+	for {
+		i--
+		digits[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
 	}
-	return append(dst, d...)
+	if pad := width - (len(digits) - i); pad > 0 {
+		dst = append(dst, "00000000000000000000"[:min(pad, 20)]...)
+		for range pad - 20 {
+			dst = append(dst, '0')
+		}
+	}
+	return append(dst, digits[i:]...)
 }
 
 func keySession(id string) string { return prefixSession + strconv.Itoa(len(id)) + ":" + id }

@@ -127,3 +127,15 @@ func TestRecordMessageRoundTrip(t *testing.T) {
 		t.Fatalf("a %d-byte topic read back with error %v", maxTopicLen+1, r.err)
 	}
 }
+
+// TestAppendPadded checks the zero padding against fmt's "%0*d" for widths
+// below, at and above the number's digits and beyond 20.
+func TestAppendPadded(t *testing.T) {
+	for _, v := range []uint64{0, 7, 42, 99999, 100000, 1<<64 - 1} {
+		for _, w := range []int{0, 1, 5, 19, 20, 21, 30} {
+			if got, want := string(appendPadded([]byte("k/"), v, w)), "k/"+fmt.Sprintf("%0*d", w, v); got != want {
+				t.Errorf("appendPadded(%d, %d) = %q, want %q", v, w, got, want)
+			}
+		}
+	}
+}
