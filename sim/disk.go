@@ -2,7 +2,6 @@ package sim
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
 )
@@ -18,12 +17,8 @@ import (
 // went); a torn write is therefore a lost write the crash was sure to take,
 // whatever the keep draw said. The engine never sees a corrupt record from
 // the sim.
-//
-// The durable records are a slice sorted by key: a node holds a few dozen at
-// most, so a binary search and a short shift beat hashing, and the restart
-// view needs no sort.
 type Disk struct {
-	synced  []engine.Record // sorted by key, keys unique
+	synced  map[string][]byte
 	pending []engine.Persist
 	values  *byteArena // the copies of written values, never reused
 }
@@ -34,7 +29,7 @@ func NewDisk() *Disk { return newDiskIn(new(byteArena)) }
 // newDiskIn returns an empty disk that copies values into arena, which may
 // be shared (a world's disks share one: fewer, fuller blocks).
 func newDiskIn(arena *byteArena) *Disk {
-	return &Disk{values: arena}
+	return &Disk{synced: make(map[string][]byte), values: arena}
 }
 
 // Persist carries out one Persist action. It copies the value.
@@ -62,28 +57,18 @@ func (d *Disk) Sync() {
 }
 
 func (d *Disk) apply(p engine.Persist) {
-	i, found := d.find(p.Key)
-	switch {
-	case p.Op == engine.Put && found:
-		d.synced[i].Value = p.Value
-	case p.Op == engine.Put:
-		d.synced = slices.Insert(d.synced, i, engine.Record{Key: p.Key, Value: p.Value})
-	case p.Op == engine.Delete && found:
-		d.synced = slices.Delete(d.synced, i, i+1)
+	switch p.Op {
+	case engine.Put:
+		d.synced[p.Key] = p.Value
+	case engine.Delete:
+		delete(d.synced, p.Key)
 	}
-}
-
-// find returns where key is, or would be, in synced, and whether it is there.
-func (d *Disk) find(key string) (int, bool) {
-	return slices.BinarySearchFunc(d.synced, key, func(r engine.Record, k string) int { return strings.Compare(r.Key, k) })
 }
 
 // get returns the durable value of key.
 func (d *Disk) get(key string) ([]byte, bool) {
-	if i, ok := d.find(key); ok {
-		return d.synced[i].Value, true
-	}
-	return nil, false
+	v, ok := d.synced[key]
+	return v, ok
 }
 
 // Pending reports how many writes are not yet durable.
@@ -121,18 +106,37 @@ func (d *Disk) Crash(r *Rand, losePPM, tornPPM int) CrashOutcome {
 	return out
 }
 
-// Records returns the durable records in key order (the restart view), in
-// a slice of the caller's own.
-func (d *Disk) Records() []engine.Record { return slices.Clone(d.synced) }
+// Records returns the durable records in key order (the restart view).
+func (d *Disk) Records() []engine.Record {
+	keys := d.sortedKeys()
+	recs := make([]engine.Record, len(keys))
+	for i, k := range keys {
+		recs[i] = engine.Record{Key: k, Value: d.synced[k]}
+	}
+	return recs
+}
 
 // Drop deletes every durable record whose key satisfies lose (a fault that
 // loses part of the state, e.g. the incoming QoS2 records). It reports how
 // many went. Pending writes are dropped too.
 func (d *Disk) Drop(lose func(key string) bool) int {
-	n := len(d.synced)
-	d.synced = slices.DeleteFunc(d.synced, func(r engine.Record) bool { return lose(r.Key) })
-	n -= len(d.synced)
+	n := 0
+	for _, k := range d.sortedKeys() {
+		if lose(k) {
+			delete(d.synced, k)
+			n++
+		}
+	}
 	clear(d.pending)
 	d.pending = d.pending[:0]
 	return n
+}
+
+func (d *Disk) sortedKeys() []string {
+	keys := make([]string, 0, len(d.synced))
+	for k := range d.synced {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
