@@ -144,3 +144,48 @@ func TestIDSet(t *testing.T) {
 		t.Fatalf("set not empty at the end: %v", s)
 	}
 }
+
+// TestDeadConnRoomReused: a client's next connection takes the stream room
+// of its connection whose sides are both gone, starting empty, and leaves
+// the dead one with nothing pending; a connection with a live side, or
+// another client's, is never taken.
+func TestDeadConnRoomReused(t *testing.T) {
+	var w World
+	live := w.carve.newConn(nil)
+	live.client, live.alive[sideBroker] = 1, true
+	other := w.carve.newConn(nil)
+	other.client = 2
+	dead := w.carve.newConn(nil)
+	dead.client = 1
+	w.conns = []*conn{live, other, dead}
+	for i := range dead.dir {
+		s := &dead.dir[i]
+		for j := 0; j < 300; j++ { // outgrow the first room
+			s.write([]byte("x"))
+			s.pkts = append(s.pkts, pktMark{end: uint64(j)})
+			s.addSegment(uint64(j), 0)
+		}
+	}
+	if got := w.deadConn(1); got != dead {
+		t.Fatalf("deadConn(1) = %p, want the dead connection %p", got, dead)
+	}
+	c := w.carve.newConn(dead)
+	for i := range c.dir {
+		s := &c.dir[i]
+		if len(s.buf) != 0 || len(s.segs) != 0 || len(s.pkts) != 0 || s.pending() {
+			t.Fatalf("dir %d of the new connection is not empty", i)
+		}
+		if cap(s.buf) < 300 || cap(s.pkts) < 300 || cap(s.segs) < 300 {
+			t.Fatalf("dir %d did not take the dead connection's room: caps %d %d %d", i, cap(s.buf), cap(s.pkts), cap(s.segs))
+		}
+		if dead.dir[i].pending() || dead.dir[i].pktHead != 0 || len(dead.dir[i].pkts) != 0 {
+			t.Fatalf("dir %d of the dead connection still holds bytes or marks", i)
+		}
+	}
+	if got := w.deadConn(1); got != nil {
+		t.Fatalf("deadConn(1) = %p after its room was taken, want nil", got)
+	}
+	if got := w.deadConn(2); got != other {
+		t.Fatalf("deadConn(2) = %p, want client 2's connection", got)
+	}
+}

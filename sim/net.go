@@ -171,9 +171,19 @@ type connCarvers struct {
 	bytes carver[byte]
 }
 
-// newConn returns a zero conn whose streams have their first room.
-func (cc *connCarvers) newConn() *conn {
+// newConn returns a zero conn whose streams have their first room: the room
+// of dead's streams when dead is not nil (taken from it), else fresh.
+func (cc *connCarvers) newConn(dead *conn) *conn {
 	c := cc.conns.one()
+	if dead != nil {
+		for i := range c.dir {
+			s, d := &c.dir[i], &dead.dir[i]
+			s.segs, s.pkts, s.buf = d.segs[:0], d.pkts[:0], d.buf[:0]
+			d.segs, d.pkts, d.buf = nil, nil, nil
+			d.segHead, d.pktHead = 0, 0
+		}
+		return c
+	}
 	for i := range c.dir {
 		c.dir[i].segs = cc.segs.slice(streamSegs)
 		c.dir[i].pkts = cc.pkts.slice(streamPkts)
@@ -182,13 +192,29 @@ func (cc *connCarvers) newConn() *conn {
 	return c
 }
 
+// deadConn returns the latest connection of client whose two sides are both
+// gone and whose streams still have their room, or nil. Such a connection
+// is dead for good (a side never comes back to life) and every path that
+// still reaches it (a delivery or close notification already scheduled, a
+// heal) checks a side's liveness or pending bytes first and does nothing;
+// emptied streams keep it so. Its room can serve the client's next dial.
+func (w *World) deadConn(client int32) *conn {
+	for i := len(w.conns) - 1; i >= 0; i-- {
+		c := w.conns[i]
+		if c.client == client && !c.alive[sideClient] && !c.alive[sideBroker] && c.dir[0].segs != nil {
+			return c
+		}
+	}
+	return nil
+}
+
 // handleDial opens a new connection for client n. The broker side opens one
 // latency later, the client side one more latency later. A dial that cannot
 // reach the broker (partition, broker down) is parked, as TCP keeps
 // retransmitting its SYN, and proceeds when the way is clear (heal or broker
 // restart); the client engine's own timeouts decide when to give up.
 func (w *World) handleDial(n *node) {
-	c := w.carve.newConn()
+	c := w.carve.newConn(w.deadConn(n.idx))
 	c.id, c.client = engine.ConnID(len(w.conns)+1), n.idx
 	w.conns = append(w.conns, c)
 	c.alive[sideClient] = true
