@@ -266,6 +266,7 @@ list\ *) printf 'ex/fuzz\t%s/fuzz\nex/fuzz/codec\t%s/fuzz/codec\n' "$(pwd)" "$(p
 	sleep 600 </dev/null >/dev/null 2>&1 &
 	pid=$!
 	trap 'kill $pid; echo PASS; exit 0' INT
+	: > "$(dirname "$0")/slow-ready"
 	echo "fuzz: elapsed: 3s, execs: 300 (100/sec), new interesting: 1 (total: 2)"
 	wait $pid ;;
 esac
@@ -400,10 +401,14 @@ func TestCampaignInterrupt(t *testing.T) {
 	var errOut bytes.Buffer
 	sigs := make(chan os.Signal, 1)
 	done := make(chan int)
+	goCmd := fakeGo(t)
+	// The fake turn writes slow-ready once its INT trap is set: a signal
+	// sent before that would kill the shell instead of stopping the turn.
+	ready := filepath.Join(filepath.Dir(goCmd), "slow-ready")
 	go func() {
-		done <- run([]string{"-go", fakeGo(t), "-targets", "Slow", "-duration", "1h", "-parallel", "1", "-progress", "1h"}, &out, &errOut, sigs)
+		done <- run([]string{"-go", goCmd, "-targets", "Slow", "-duration", "1h", "-parallel", "1", "-progress", "1h"}, &out, &errOut, sigs)
 	}()
-	for !strings.Contains(out.String(), "start FuzzSlow") {
+	for _, err := os.Stat(ready); !strings.Contains(out.String(), "start FuzzSlow") || err != nil; _, err = os.Stat(ready) {
 		select {
 		case code := <-done:
 			t.Fatalf("campaign ended early with %d:\n%s%s", code, out.String(), errOut.String())
