@@ -54,15 +54,22 @@ func (s *ByteSource) Used() int { return s.pos }
 // zero draw to the benign result. It uses no floats.
 type Rand struct {
 	src   Source
+	pcg   *rand.PCG // src when it is a PCG: called directly, not through the interface
 	draws uint64
 }
 
 // NewRand wraps src.
-func NewRand(src Source) *Rand { return &Rand{src: src} }
+func NewRand(src Source) *Rand {
+	pcg, _ := src.(*rand.PCG)
+	return &Rand{src: src, pcg: pcg}
+}
 
 // Uint64 returns the next raw draw.
 func (r *Rand) Uint64() uint64 {
 	r.draws++
+	if r.pcg != nil {
+		return r.pcg.Uint64()
+	}
 	return r.src.Uint64()
 }
 
@@ -92,7 +99,12 @@ func (r *Rand) Chance(num, den int) bool {
 }
 
 // PPM reports true with probability ppm per million.
-func (r *Rand) PPM(ppm int) bool { return r.Chance(ppm, 1_000_000) }
+func (r *Rand) PPM(ppm int) bool {
+	if ppm <= 0 { // the common zero probability, without a call
+		return false
+	}
+	return r.Chance(ppm, 1_000_000)
+}
 
 // Between returns a number in [lo, hi]; a zero draw gives lo. hi <= lo gives
 // lo without drawing.
