@@ -20,11 +20,12 @@ const (
 )
 
 // cmdInfo is what the application remembers of a command until it completes.
+// It holds no pointer (strings are ids of the run's string table), so the
+// table of commands in flight is never scanned nor write-barriered.
 type cmdInfo struct {
 	kind   cmdKind
 	msg    uint32 // publish message id, as a string id of the run
-	topic  string // publish topic or filter
-	tid    uint32 // topic as a string id
+	tid    uint32 // publish topic or filter, as a string id of the run
 	qos    uint8
 	retain bool
 	clean  bool
@@ -85,7 +86,6 @@ func (t *cmdTable) del(id engine.CmdID) {
 
 // reset forgets the application's memory (a crash or stop).
 func (a *clientApp) reset() {
-	clear(a.cmds)
 	a.cmds = a.cmds[:0]
 	a.conn = 0
 	a.connected = false
@@ -196,13 +196,13 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
 			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: ci.tid, qos: q, flags: flagIf(w.persistent(n), evPersistent)})
-			w.obs.subscribe(n.idx, ci.topic, q)
+			w.obs.subscribe(n.idx, w.strs.strs[ci.tid], q)
 		}
 	case cmdUnsubscribe:
 		n.app.cmds.del(a.Cmd)
 		if a.Result == engine.Acknowledged {
 			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: ci.tid})
-			w.obs.unsubscribe(n.idx, ci.topic)
+			w.obs.unsubscribe(n.idx, w.strs.strs[ci.tid])
 		}
 	default:
 		n.app.cmds.del(a.Cmd)
@@ -215,7 +215,7 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 	case engine.Accepted:
 		w.stats.Accepted++
 		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: ci.msg, topic: ci.tid, qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
-		w.obs.accepted(ci.msg, ci.topic, ci.qos)
+		w.obs.accepted(ci.msg, w.strs.strs[ci.tid], ci.qos)
 		if ci.qos == 0 {
 			n.app.cmds.del(a.Cmd)
 		}

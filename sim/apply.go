@@ -83,13 +83,13 @@ func (w *World) applyClient(n *node, op Op) {
 	case OpConnect:
 		w.connect(n, op.Clean)
 	case OpSubscribe:
-		id := n.app.command(cmdInfo{kind: cmdSubscribe, topic: op.Topic, tid: w.strs.id(op.Topic), qos: op.QoS})
+		id := n.app.command(cmdInfo{kind: cmdSubscribe, tid: w.strs.id(op.Topic), qos: op.QoS})
 		w.step(n, engine.Subscribe{Cmd: id, Subs: []packet.Subscription{{Filter: op.Topic, QoS: packet.QoS(op.QoS)}}})
 	case OpUnsubscribe:
-		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, topic: op.Topic, tid: w.strs.id(op.Topic)})
+		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, tid: w.strs.id(op.Topic)})
 		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})
 	case OpPublish:
-		id := n.app.command(cmdInfo{kind: cmdPublish, msg: w.strs.id(op.Msg), topic: op.Topic, tid: w.strs.id(op.Topic), qos: op.QoS, retain: op.Retain})
+		id := n.app.command(cmdInfo{kind: cmdPublish, msg: w.strs.id(op.Msg), tid: w.strs.id(op.Topic), qos: op.QoS, retain: op.Retain})
 		w.step(n, w.evs.publish.box(engine.Publish{Cmd: id, Topic: op.Topic, Payload: w.bytes.cloneString(op.Msg), QoS: packet.QoS(op.QoS), Retain: op.Retain}))
 	case OpDisconnect:
 		id := n.app.command(cmdInfo{kind: cmdDisconnect})
