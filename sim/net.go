@@ -158,8 +158,8 @@ func (w *World) getConn(id engine.ConnID) *conn {
 // Room a new stream starts with: most connections carry a handful of
 // packets in flight at a time.
 const (
-	streamSegs = 4
-	streamPkts = 4
+	streamSegs = 8
+	streamPkts = 8
 	streamBuf  = 256
 )
 
