@@ -79,6 +79,15 @@ func (s *actionSlab[T]) box(v T) Action {
 	return a
 }
 
+// boxShared returns *p as an Action without copying it: p must never be
+// written again, like a struct of an actionSlab.
+func boxShared[T Action](p *T) Action {
+	var zero T
+	a := Action(zero)
+	(*ifaceWords)(unsafe.Pointer(&a)).data = unsafe.Pointer(p)
+	return a
+}
+
 // slab hands out structs of type T carved from blocks, each once, never
 // reused: a packet handed out in Send.Packet, a message or delivery tracked
 // by pointer.

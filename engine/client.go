@@ -349,6 +349,10 @@ func (c *Client) persistPut(key string, value []byte) {
 
 // persistDelete emits a synced Delete.
 func (c *Client) persistDelete(key string) {
+	if a := clientSharedDelete(key); a != nil {
+		c.emit(a)
+		return
+	}
 	c.emit(c.boxes.persist.box(Persist{Op: Delete, Key: key, Sync: true}))
 }
 

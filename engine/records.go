@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
@@ -245,4 +246,48 @@ func (c *Client) restoreOne(r Record) error {
 		return fmt.Errorf("unknown key")
 	}
 	return nil
+}
+
+// A client deletes the record of a small packet id with the same Persist
+// every time: Delete, synced, of a key that is a slice of its key table.
+// Since a boxed action is never written again (box.go), one read-only value
+// per prefix and id serves every client, from every goroutine, instead of a
+// fresh one per delete. Built once at package initialisation.
+var (
+	clientDeletesOut = clientDeleteTable(clientKeyTableOut, len(clientPrefixOut)+5)
+	clientDeletesIn  = clientDeleteTable(clientKeyTableIn, len(clientPrefixIn)+5)
+)
+
+// clientDeleteTable boxes the synced Delete of each key of table (keys of n
+// bytes each).
+func clientDeleteTable(table string, n int) []Action {
+	ps := make([]Persist, clientKeyTabled)
+	as := make([]Action, clientKeyTabled)
+	for i := range ps {
+		ps[i] = Persist{Op: Delete, Key: table[i*n : (i+1)*n], Sync: true}
+		as[i] = boxShared(&ps[i])
+	}
+	return as
+}
+
+// clientSharedDelete returns the shared synced Delete of key when key is a
+// slice of a key table (clientRecordKey of a small id), else nil.
+func clientSharedDelete(key string) Action {
+	if a := sharedDeleteIn(key, clientKeyTableOut, len(clientPrefixOut)+5, clientDeletesOut); a != nil {
+		return a
+	}
+	return sharedDeleteIn(key, clientKeyTableIn, len(clientPrefixIn)+5, clientDeletesIn)
+}
+
+// sharedDeleteIn returns the action of deletes for key when key is one of
+// the n-byte keys of table, else nil.
+func sharedDeleteIn(key, table string, n int, deletes []Action) Action {
+	if len(key) != n {
+		return nil
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(key))) - uintptr(unsafe.Pointer(unsafe.StringData(table)))
+	if off >= uintptr(len(table)) || off%uintptr(n) != 0 {
+		return nil
+	}
+	return deletes[off/uintptr(n)]
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestClientRecordKey: keys of tabled and built ids are the same text, the
 // prefix and the id zero-padded to five digits.
@@ -41,5 +44,27 @@ func TestClientRecordKeyNoAlloc(t *testing.T) {
 	}
 	if out != "out/00017" || in != "in/00900" {
 		t.Errorf("keys %q %q", out, in)
+	}
+}
+
+// TestClientSharedDelete checks that the shared Delete of a tabled key is
+// the Persist a client would box, and that other keys get none.
+func TestClientSharedDelete(t *testing.T) {
+	for _, id := range []uint16{0, 1, 7, 255, clientKeyTabled - 1} {
+		for _, key := range []string{clientOutKey(id), clientInKey(id)} {
+			a := clientSharedDelete(key)
+			want := Persist{Op: Delete, Key: key, Sync: true}
+			if got, ok := a.(Persist); !ok || got.Op != want.Op || got.Key != want.Key || got.Sync != want.Sync || got.Value != nil {
+				t.Fatalf("shared delete of %q = %#v, want %#v", key, a, want)
+			}
+			if copied := strings.Clone(key); clientSharedDelete(copied) != nil {
+				t.Fatalf("a copy of %q got a shared delete", key)
+			}
+		}
+	}
+	for _, key := range []string{clientOutKey(clientKeyTabled), clientKeySession, clientKeyTableOut[1:10], ""} {
+		if a := clientSharedDelete(key); a != nil {
+			t.Fatalf("key %q got shared delete %#v", key, a)
+		}
 	}
 }
