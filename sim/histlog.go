@@ -12,7 +12,7 @@ import (
 // asked for. A seed of the standard scenario records some 3,400 events; as
 // model.Event values (232 bytes, ten strings each) they were the largest
 // object of a run, and the collector scanned them again at every cycle. A
-// record here is 64 bytes without a single pointer: every string is an id
+// record here is 48 bytes (crec) without a single pointer: every string is an id
 // into the run's string table, where each topic, payload, filter and node
 // name is kept once. Result.History and World.History build the model's
 // events from the records, once per record.
@@ -147,16 +147,86 @@ func (r *hrec) event(t *strTable) model.Event {
 	}
 }
 
+// crec is an hrec as the log keeps it: 48 bytes instead of 64. The eight
+// string ids of an hrec (four of the event, four of its packet) share four
+// slots, since no event the world records uses more than four distinct ones:
+// a Sent or Received event has only its packet's strings, a Delivered
+// event's msg and topic are its packet's, every other event has no packet
+// strings. The layout says which; a record that fits none (only a test could
+// build one) is kept whole in the log's spill list, s[0] its index.
+type crec struct {
+	time                int64
+	node, peer          uint32
+	s                   [4]uint32
+	pid, receiveMax     uint16
+	ptyp, pqos, preason uint8
+	pflags              uint8
+	kind                model.Kind
+	qos, version        uint8
+	point               model.CrashPoint
+	flags               uint8
+	layout              uint8
+}
+
+// crec layouts: which strings the four slots hold.
+const (
+	layEvent  uint8 = iota // event msg, topic, filter, reason; no packet strings
+	layPacket              // packet topic, msg, payload, filter; no event strings
+	layShared              // as layPacket, and the event's msg and topic are the packet's
+	laySpill               // s[0] indexes histLog.spill
+)
+
 // histLog is the compact history of a run, and the events built from it so
 // far (built is a prefix of recs, extended on demand).
 type histLog struct {
 	strs  *strTable
-	recs  []hrec
+	recs  []crec
+	spill []hrec
 	built []model.Event
 }
 
 // add records an event.
-func (l *histLog) add(r hrec) { l.recs = append(l.recs, r) }
+func (l *histLog) add(r hrec) { l.recs = append(l.recs, l.pack(&r)) }
+
+// pack compacts r (see crec).
+func (l *histLog) pack(r *hrec) crec {
+	p := &r.pkt
+	c := crec{time: r.time, node: r.node, peer: r.peer, pid: p.id, receiveMax: r.receiveMax,
+		ptyp: p.typ, pqos: p.qos, preason: p.reason, pflags: p.flags,
+		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
+	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
+	switch {
+	case !packetStrs:
+		c.layout, c.s = layEvent, [4]uint32{r.msg, r.topic, r.filter, r.reason}
+	case r.msg|r.topic|r.filter|r.reason == 0:
+		c.layout, c.s = layPacket, [4]uint32{p.topic, p.msg, p.payload, p.filter}
+	case r.msg == p.msg && r.topic == p.topic && r.filter|r.reason == 0:
+		c.layout, c.s = layShared, [4]uint32{p.topic, p.msg, p.payload, p.filter}
+	default:
+		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
+		l.spill = append(l.spill, *r)
+	}
+	return c
+}
+
+// unpack is the inverse of pack.
+func (l *histLog) unpack(c *crec) hrec {
+	if c.layout == laySpill {
+		return l.spill[c.s[0]]
+	}
+	r := hrec{time: c.time, node: c.node, peer: c.peer, receiveMax: c.receiveMax,
+		kind: c.kind, qos: c.qos, version: c.version, point: c.point, flags: c.flags,
+		pkt: cpacket{id: c.pid, typ: c.ptyp, qos: c.pqos, reason: c.preason, flags: c.pflags}}
+	if c.layout == layEvent {
+		r.msg, r.topic, r.filter, r.reason = c.s[0], c.s[1], c.s[2], c.s[3]
+		return r
+	}
+	r.pkt.topic, r.pkt.msg, r.pkt.payload, r.pkt.filter = c.s[0], c.s[1], c.s[2], c.s[3]
+	if c.layout == layShared {
+		r.msg, r.topic = r.pkt.msg, r.pkt.topic
+	}
+	return r
+}
 
 // history returns the model's history of every record so far. The events
 // are built once each; the slice is capped so that a caller's append cannot
@@ -165,7 +235,8 @@ func (l *histLog) history() model.History {
 	if n := len(l.built); n < len(l.recs) {
 		l.built = slices.Grow(l.built, len(l.recs)-n)[:len(l.recs)]
 		for i := n; i < len(l.recs); i++ {
-			l.built[i] = l.recs[i].event(l.strs)
+			r := l.unpack(&l.recs[i])
+			l.built[i] = r.event(l.strs)
 		}
 	}
 	return model.History{Events: l.built[:len(l.built):len(l.built)]}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -128,6 +129,40 @@ func TestRecordFlags(t *testing.T) {
 	for _, c := range cases {
 		if got := c.rec.event(strs); got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRecordPacking checks that the log's 48-byte record gives back every
+// field of the record it was packed from, in each slot layout, and that a
+// record whose strings fit no layout is kept whole.
+func TestRecordPacking(t *testing.T) {
+	if n := unsafe.Sizeof(crec{}); n != 48 {
+		t.Errorf("crec is %d bytes, want 48", n)
+	}
+	strs := newStrTable()
+	id := strs.id
+	pkt := cpacket{typ: 3, id: 9, qos: 2, reason: 0x92, topic: id("t"), msg: id("m"), payload: id("pl"), filter: id("f"), flags: pktDup | pktClean}
+	cases := []struct {
+		name   string
+		rec    hrec
+		layout uint8
+	}{
+		{"event", hrec{kind: model.Accepted, time: 7, node: id("p1"), peer: id("broker"), msg: id("p1-1"), topic: id("t"), filter: id("f"), reason: id("r"),
+			qos: 1, version: 5, receiveMax: 10, point: model.CrashInCallbackPre, flags: evRetain | evHadState}, layEvent},
+		{"packet", hrec{kind: model.Sent, time: 8, node: id("p1"), peer: id("broker"), pkt: pkt}, layPacket},
+		{"shared", hrec{kind: model.Delivered, time: 9, node: id("p2"), msg: id("m"), topic: id("t"), qos: 2, flags: evRetain, pkt: pkt}, layShared},
+		{"spill", hrec{kind: model.Delivered, time: 10, node: id("p2"), msg: id("other"), topic: id("t"), pkt: pkt}, laySpill},
+		{"spill reason", hrec{kind: model.Sent, reason: id("why"), pkt: pkt}, laySpill},
+	}
+	var l histLog
+	for _, c := range cases {
+		packed := l.pack(&c.rec)
+		if packed.layout != c.layout {
+			t.Errorf("%s: layout %d, want %d", c.name, packed.layout, c.layout)
+		}
+		if got := l.unpack(&packed); got != c.rec {
+			t.Errorf("%s: unpacked %+v, want %+v", c.name, got, c.rec)
 		}
 	}
 }

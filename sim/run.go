@@ -73,7 +73,7 @@ func Run(cfg Config, plan Plan) Result {
 // eight history events per op (liveness included), and a string per
 // published message besides the few names, topics and filters.
 func (w *World) reserve(plan Plan) {
-	w.log.recs = make([]hrec, 0, 8*len(plan.Ops)+64)
+	w.log.recs = make([]crec, 0, 8*len(plan.Ops)+64)
 	n := len(w.strs.strs) + 16
 	for i := range plan.Ops {
 		if plan.Ops[i].Kind == OpPublish {
