@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
 )
@@ -17,19 +18,37 @@ import (
 // went); a torn write is therefore a lost write the crash was sure to take,
 // whatever the keep draw said. The engine never sees a corrupt record from
 // the sim.
+//
+// The durable records are a slice sorted by key, not a map: a node holds a
+// few dozen keys at a time but the broker puts and deletes hundreds per
+// seed, and a map grew (and rehashed) under that churn; the slice also hands
+// Records its key order without a sort.
 type Disk struct {
-	synced  map[string][]byte
+	synced  []diskRec // sorted by key, keys unique
 	pending []engine.Persist
 	values  *byteArena // the copies of written values, never reused
 }
 
 // NewDisk returns an empty disk.
-func NewDisk() *Disk { return newDiskIn(new(byteArena)) }
+func NewDisk() *Disk { return newDiskIn(new(byteArena), nil) }
 
 // newDiskIn returns an empty disk that copies values into arena, which may
-// be shared (a world's disks share one: fewer, fuller blocks).
-func newDiskIn(arena *byteArena) *Disk {
-	return &Disk{synced: make(map[string][]byte), values: arena}
+// be shared (a world's disks share one: fewer, fuller blocks), keeping its
+// first records in room (its length is the room; a world carves its disks'
+// rooms from one block).
+func newDiskIn(arena *byteArena, room []diskRec) *Disk {
+	return &Disk{synced: room[:0:len(room)], values: arena}
+}
+
+// diskRec is one durable record.
+type diskRec struct {
+	key   string
+	value []byte
+}
+
+// find returns where key is, or would be inserted, in d.synced.
+func (d *Disk) find(key string) (int, bool) {
+	return slices.BinarySearchFunc(d.synced, key, func(r diskRec, k string) int { return strings.Compare(r.key, k) })
 }
 
 // Persist carries out one Persist action. It copies the value.
@@ -57,18 +76,23 @@ func (d *Disk) Sync() {
 }
 
 func (d *Disk) apply(p engine.Persist) {
-	switch p.Op {
-	case engine.Put:
-		d.synced[p.Key] = p.Value
-	case engine.Delete:
-		delete(d.synced, p.Key)
+	i, ok := d.find(p.Key)
+	switch {
+	case p.Op == engine.Put && ok:
+		d.synced[i].value = p.Value
+	case p.Op == engine.Put:
+		d.synced = slices.Insert(d.synced, i, diskRec{key: p.Key, value: p.Value})
+	case p.Op == engine.Delete && ok:
+		d.synced = slices.Delete(d.synced, i, i+1)
 	}
 }
 
 // get returns the durable value of key.
 func (d *Disk) get(key string) ([]byte, bool) {
-	v, ok := d.synced[key]
-	return v, ok
+	if i, ok := d.find(key); ok {
+		return d.synced[i].value, true
+	}
+	return nil, false
 }
 
 // Pending reports how many writes are not yet durable.
@@ -108,10 +132,9 @@ func (d *Disk) Crash(r *Rand, losePPM, tornPPM int) CrashOutcome {
 
 // Records returns the durable records in key order (the restart view).
 func (d *Disk) Records() []engine.Record {
-	keys := d.sortedKeys()
-	recs := make([]engine.Record, len(keys))
-	for i, k := range keys {
-		recs[i] = engine.Record{Key: k, Value: d.synced[k]}
+	recs := make([]engine.Record, len(d.synced))
+	for i, r := range d.synced {
+		recs[i] = engine.Record{Key: r.key, Value: r.value}
 	}
 	return recs
 }
@@ -120,23 +143,10 @@ func (d *Disk) Records() []engine.Record {
 // loses part of the state, e.g. the incoming QoS2 records). It reports how
 // many went. Pending writes are dropped too.
 func (d *Disk) Drop(lose func(key string) bool) int {
-	n := 0
-	for _, k := range d.sortedKeys() {
-		if lose(k) {
-			delete(d.synced, k)
-			n++
-		}
-	}
+	n := len(d.synced)
+	d.synced = slices.DeleteFunc(d.synced, func(r diskRec) bool { return lose(r.key) })
+	n -= len(d.synced)
 	clear(d.pending)
 	d.pending = d.pending[:0]
 	return n
-}
-
-func (d *Disk) sortedKeys() []string {
-	keys := make([]string, 0, len(d.synced))
-	for k := range d.synced {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -34,14 +34,22 @@ type node struct {
 }
 
 // newNode returns a node whose disk copies values into arena (shared by the
-// world's disks).
-func newNode(name string, idx int32, broker bool, arena *byteArena) *node {
+// world's disks) and keeps its first records in room.
+func newNode(name string, idx int32, broker bool, arena *byteArena, room []diskRec) *node {
 	return &node{
 		name: name, idx: idx, broker: broker,
-		disk: newDiskIn(arena),
+		disk: newDiskIn(arena, room),
 		app:  newClientApp(),
 	}
 }
+
+// The records a node's disk has room for before it grows: the
+// broker of a standard swarm seed holds 30 to 250 keys at its peak, a
+// client up to 70, most fewer than 20.
+const (
+	brokerDiskRoom = 64
+	clientDiskRoom = 16
+)
 
 // timerSet is a node's live timers and their generations. A node has a few
 // at a time (a client two or three, the broker about one per connection),
