@@ -126,6 +126,46 @@ func TestPublish0Sharing(t *testing.T) {
 	}
 }
 
+// TestPublishNSharing checks the broker's shared QoS 1/2 PUBLISH: two
+// copies of one message with the same id, flags and time are one read-only
+// packet; a different id, QoS, DUP, message or time gets its own, with the
+// right fields.
+func TestPublishNSharing(t *testing.T) {
+	var k brokerPackets
+	m1 := brokerOut{msg: newBrokerMsg(nil, []byte("a/b"), []byte("one"), nil, false), qos: 1, id: 3}
+	m2 := brokerOut{msg: newBrokerMsg(nil, []byte("a/b"), []byte("one"), nil, false), qos: 1, id: 3}
+	copy1 := m1 // another session's copy of the same message
+	first := k.publishN(false, &m1, false, 5)
+	if again := k.publishN(false, &copy1, false, 5); again != first {
+		t.Fatal("two copies with the same id: two packets")
+	}
+	otherID, qos2 := m1, m1
+	otherID.id, qos2.qos = 4, 2
+	for _, tc := range []struct {
+		name string
+		out  *brokerOut
+		dup  bool
+		at   Time
+	}{
+		{"other id", &otherID, false, 5},
+		{"qos 2", &qos2, false, 5},
+		{"dup", &m1, true, 5},
+		{"other message", &m2, false, 5},
+		{"later", &m1, false, 6},
+	} {
+		p := k.publishN(tc.dup, tc.out, false, tc.at)
+		if p == first {
+			t.Fatalf("%s: shared the packet of a different copy", tc.name)
+		}
+		if string(p.Topic) != "a/b" || string(p.Payload) != "one" || p.QoS != tc.out.qos || p.PacketID != tc.out.id || p.Dup != tc.dup {
+			t.Fatalf("%s: publishN = %+v", tc.name, p)
+		}
+	}
+	if k.publish0(&m1, false, 5) == k.publishN(false, &m1, false, 5) {
+		t.Fatal("a QoS 0 and a QoS 1 copy share a packet")
+	}
+}
+
 // TestSharedAckWire: the pre-encoded bytes of every shared ack are what the
 // codec writes for it in both versions; a carved ack, id 0 (which the codec
 // refuses), another packet type and an unsupported version get none.

@@ -176,10 +176,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 		b.removeOut(s, i) // [MQTT-3.3.2-5] delivery had not started
 		return false
 	}
-	p := b.pkts.publish(dup, m.qos, m.retain, m.id, &m.msg)
-	if c.version == packet.V5 && (m.msg.props != nil || m.msg.expires) {
-		p.Props = m.msg.propsAt(b.now)
-	}
+	p := b.pkts.publishN(dup, m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
 	if !b.send(c, p) {
 		b.stats.DroppedSize++
 		b.removeOut(s, i)

@@ -12,21 +12,27 @@ import (
 type brokerPackets struct {
 	pub slab[packet.Publish]
 	ackSlabs
-	last0 brokerLast0
+	last0 brokerLast0 // the last QoS 0 PUBLISH
+	lastN brokerLast0 // the last QoS 1 or 2 PUBLISH
 }
 
-// brokerLast0 is the QoS 0 PUBLISH handed out last and what it was built
-// from. A QoS 0 copy carries no packet id, so the copies of one message to
-// its subscribers are the same packet: like acks (box.go), one read-only
-// value serves them all.
+// brokerLast0 is a PUBLISH handed out last and what it was built from.
+// Nothing in a PUBLISH names its connection: the QoS 0 copies of one message
+// to its subscribers are the same packet, and so are QoS 1 and 2 copies
+// given the same packet id (each session allocates its ids lowest-free-first,
+// so subscribers often agree). Like acks (box.go), one read-only value
+// serves them all.
 type brokerLast0 struct {
 	p      *packet.Publish
 	buf    *byte // the message's buffer: never reused (box.go), and kept alive by p
 	n      int
 	mp     *packet.Properties // the message's forwarded properties
+	at     Time               // when: the Message Expiry Interval left depends on it
+	id     uint16
+	qos    packet.QoS
+	dup    bool
 	retain bool
 	props  bool // v5 properties were set
-	at     Time // when: the Message Expiry Interval left depends on it
 }
 
 // brokerActions are the broker's slabs (box.go) of the actions it emits per
@@ -40,18 +46,30 @@ type brokerActions struct {
 // was built from the same message, flags and time, else a fresh one.
 // withProps says the copy carries the message's v5 properties as at now.
 func (k *brokerPackets) publish0(out *brokerOut, withProps bool, now Time) *packet.Publish {
-	key := brokerLast0{buf: unsafe.SliceData(out.msg.buf), n: len(out.msg.buf), mp: out.msg.props,
-		retain: out.retain, props: withProps, at: now}
-	if l := &k.last0; l.p != nil && l.buf == key.buf && l.n == key.n && l.mp == key.mp &&
-		l.retain == key.retain && l.props == key.props && l.at == key.at {
+	return k.shared(&k.last0, false, 0, out.retain, 0, &out.msg, withProps, now)
+}
+
+// publishN is publish0 for a QoS 1 or 2 copy (packet id id, DUP dup).
+func (k *brokerPackets) publishN(dup bool, out *brokerOut, withProps bool, now Time) *packet.Publish {
+	return k.shared(&k.lastN, dup, out.qos, out.retain, out.id, &out.msg, withProps, now)
+}
+
+// shared returns the PUBLISH of m with these flags, id and properties (as at
+// now when withProps): last's when it was built from the same, else a fresh
+// one, then remembered in last.
+func (k *brokerPackets) shared(last *brokerLast0, dup bool, qos packet.QoS, retain bool, id uint16, m *brokerMsg, withProps bool, now Time) *packet.Publish {
+	key := brokerLast0{buf: unsafe.SliceData(m.buf), n: len(m.buf), mp: m.props, at: now,
+		id: id, qos: qos, dup: dup, retain: retain, props: withProps}
+	if l := last; l.p != nil && l.buf == key.buf && l.n == key.n && l.mp == key.mp && l.at == key.at &&
+		l.id == key.id && l.qos == key.qos && l.dup == key.dup && l.retain == key.retain && l.props == key.props {
 		return l.p
 	}
-	p := k.publish(false, 0, out.retain, 0, &out.msg)
+	p := k.publish(dup, qos, retain, id, m)
 	if withProps {
-		p.Props = out.msg.propsAt(now)
+		p.Props = m.propsAt(now)
 	}
 	key.p = p
-	k.last0 = key
+	*last = key
 	return p
 }
 
