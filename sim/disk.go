@@ -2,7 +2,6 @@ package sim
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
 )
@@ -18,37 +17,23 @@ import (
 // went); a torn write is therefore a lost write the crash was sure to take,
 // whatever the keep draw said. The engine never sees a corrupt record from
 // the sim.
-//
-// The durable records are a slice sorted by key, not a map: a node holds a
-// few dozen keys at a time but the broker puts and deletes hundreds per
-// seed, and a map grew (and rehashed) under that churn; the slice also hands
-// Records its key order without a sort.
 type Disk struct {
-	synced  []diskRec // sorted by key, keys unique
+	synced  map[string][]byte
 	pending []engine.Persist
 	values  *byteArena // the copies of written values, never reused
 }
 
 // NewDisk returns an empty disk.
-func NewDisk() *Disk { return newDiskIn(new(byteArena), nil) }
+func NewDisk() *Disk { return newDiskIn(new(byteArena), 0) }
 
 // newDiskIn returns an empty disk that copies values into arena, which may
-// be shared (a world's disks share one: fewer, fuller blocks), keeping its
-// first records in room (its length is the room; a world carves its disks'
-// rooms from one block).
-func newDiskIn(arena *byteArena, room []diskRec) *Disk {
-	return &Disk{synced: room[:0:len(room)], values: arena}
-}
-
-// diskRec is one durable record.
-type diskRec struct {
-	key   string
-	value []byte
-}
-
-// find returns where key is, or would be inserted, in d.synced.
-func (d *Disk) find(key string) (int, bool) {
-	return slices.BinarySearchFunc(d.synced, key, func(r diskRec, k string) int { return strings.Compare(r.key, k) })
+// be shared (a world's disks share one: fewer, fuller blocks), with room
+// for size records before its map first grows. The broker puts and deletes
+// hundreds of keys per seed over a few dozen live ones; a map sized up front
+// skips the growths from empty. (A slice sorted by key, tried instead, cost
+// more CPU: moving its pointerful records runs the GC's write barriers.)
+func newDiskIn(arena *byteArena, size int) *Disk {
+	return &Disk{synced: make(map[string][]byte, size), values: arena}
 }
 
 // Persist carries out one Persist action. It copies the value.
@@ -76,23 +61,18 @@ func (d *Disk) Sync() {
 }
 
 func (d *Disk) apply(p engine.Persist) {
-	i, ok := d.find(p.Key)
-	switch {
-	case p.Op == engine.Put && ok:
-		d.synced[i].value = p.Value
-	case p.Op == engine.Put:
-		d.synced = slices.Insert(d.synced, i, diskRec{key: p.Key, value: p.Value})
-	case p.Op == engine.Delete && ok:
-		d.synced = slices.Delete(d.synced, i, i+1)
+	switch p.Op {
+	case engine.Put:
+		d.synced[p.Key] = p.Value
+	case engine.Delete:
+		delete(d.synced, p.Key)
 	}
 }
 
 // get returns the durable value of key.
 func (d *Disk) get(key string) ([]byte, bool) {
-	if i, ok := d.find(key); ok {
-		return d.synced[i].value, true
-	}
-	return nil, false
+	v, ok := d.synced[key]
+	return v, ok
 }
 
 // Pending reports how many writes are not yet durable.
@@ -132,9 +112,10 @@ func (d *Disk) Crash(r *Rand, losePPM, tornPPM int) CrashOutcome {
 
 // Records returns the durable records in key order (the restart view).
 func (d *Disk) Records() []engine.Record {
-	recs := make([]engine.Record, len(d.synced))
-	for i, r := range d.synced {
-		recs[i] = engine.Record{Key: r.key, Value: r.value}
+	keys := d.sortedKeys()
+	recs := make([]engine.Record, len(keys))
+	for i, k := range keys {
+		recs[i] = engine.Record{Key: k, Value: d.synced[k]}
 	}
 	return recs
 }
@@ -143,10 +124,23 @@ func (d *Disk) Records() []engine.Record {
 // loses part of the state, e.g. the incoming QoS2 records). It reports how
 // many went. Pending writes are dropped too.
 func (d *Disk) Drop(lose func(key string) bool) int {
-	n := len(d.synced)
-	d.synced = slices.DeleteFunc(d.synced, func(r diskRec) bool { return lose(r.key) })
-	n -= len(d.synced)
+	n := 0
+	for _, k := range d.sortedKeys() {
+		if lose(k) {
+			delete(d.synced, k)
+			n++
+		}
+	}
 	clear(d.pending)
 	d.pending = d.pending[:0]
 	return n
+}
+
+func (d *Disk) sortedKeys() []string {
+	keys := make([]string, 0, len(d.synced))
+	for k := range d.synced {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

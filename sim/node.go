@@ -34,8 +34,12 @@ type node struct {
 }
 
 // newNode returns a node whose disk copies values into arena (shared by the
-// world's disks) and keeps its first records in room.
-func newNode(name string, idx int32, broker bool, arena *byteArena, room []diskRec) *node {
+// world's disks).
+func newNode(name string, idx int32, broker bool, arena *byteArena) *node {
+	room := clientDiskRoom
+	if broker {
+		room = brokerDiskRoom
+	}
 	return &node{
 		name: name, idx: idx, broker: broker,
 		disk: newDiskIn(arena, room),
@@ -43,7 +47,7 @@ func newNode(name string, idx int32, broker bool, arena *byteArena, room []diskR
 	}
 }
 
-// The records a node's disk has room for before it grows: the
+// The records a node's disk has room for before its map grows: the
 // broker of a standard swarm seed holds 30 to 250 keys at its peak, a
 // client up to 70, most fewer than 20.
 const (

@@ -194,14 +194,8 @@ func New(cfg Config) (*World, error) {
 	w.log.strs = w.strs
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)
-	rooms := make([]diskRec, brokerDiskRoom+clientDiskRoom*(len(names)-1))
 	for i, name := range names {
-		room := clientDiskRoom
-		if i == 0 {
-			room = brokerDiskRoom
-		}
-		n := newNode(name, int32(i), i == 0, &w.bytes, rooms[:room:room])
-		rooms = rooms[room:]
+		n := newNode(name, int32(i), i == 0, &w.bytes)
 		n.nameID = w.strs.id(name)
 		w.nodes = append(w.nodes, n)
 		w.byName[name] = int32(i)
