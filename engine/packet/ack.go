@@ -69,7 +69,8 @@ func decodeAck(v Version, t Type, body []byte) (Packet, error) {
 // decodeAckInto decodes PUBACK, PUBREC, PUBREL or PUBCOMP (the four share
 // one layout) into a, overwriting every field.
 func decodeAckInto(v Version, t Type, body []byte, a *Puback) error {
-	*a = Puback{}
+	a.PacketID, a.Reason = 0, 0 // field by field: see Properties.reset
+	a.Props.reset()
 	if v == V311 {
 		if err := fixedLen(v, t, body, 2); err != nil {
 			return err
