@@ -23,7 +23,7 @@ type clientInbound struct {
 	// awaitingRel holds the QoS2 ids delivered and PUBREC'd (or owed a
 	// PUBREC), awaiting PUBREL (Method B), with their arrival sequence.
 	awaitingRel map[uint16]uint64
-	pendingByID map[uint16]*clientDelivery     // delivered, the application's Ack pending
+	pendingByID idTable[clientDelivery]        // delivered, the application's Ack pending
 	byDelivery  map[DeliveryID]*clientDelivery // the same, by clientDelivery id
 	ackQueue    []*clientDelivery              // this connection's owed acks, in arrival order
 	nextDID     DeliveryID
@@ -32,13 +32,12 @@ type clientInbound struct {
 
 func (in *clientInbound) init() {
 	in.awaitingRel = make(map[uint16]uint64)
-	in.pendingByID = make(map[uint16]*clientDelivery)
 	in.byDelivery = make(map[DeliveryID]*clientDelivery)
 	in.nextDID, in.nextSeq = 1, 1
 }
 
 func (in *clientInbound) hasState() bool {
-	return len(in.awaitingRel) > 0 || len(in.pendingByID) > 0
+	return len(in.awaitingRel) > 0 || in.pendingByID.len() > 0
 }
 
 // connLost forgets the acks owed on the closed connection; the deliveries
@@ -88,7 +87,7 @@ func (c *Client) receiveQoS1(p *packet.Publish) {
 		}
 		return
 	}
-	if d := c.in.pendingByID[p.PacketID]; d != nil {
+	if d := c.in.pendingByID.get(p.PacketID); d != nil {
 		c.rebind(d) // still with the application: its Ack answers this copy
 		return
 	}
@@ -102,7 +101,7 @@ func (c *Client) receiveQoS2(p *packet.Publish) {
 		c.sendAck(packet.PUBREC, p.PacketID, 0)
 		return
 	}
-	if d := c.in.pendingByID[p.PacketID]; d != nil {
+	if d := c.in.pendingByID.get(p.PacketID); d != nil {
 		c.rebind(d) // [MQTT-4.3.3-10] delivered, the application's Ack pending
 		return
 	}
@@ -120,7 +119,7 @@ func (c *Client) receiveQoS2(p *packet.Publish) {
 func (c *Client) deliverPending(p *packet.Publish) {
 	d := c.dels.get()
 	*d = clientDelivery{did: c.deliver(p), id: p.PacketID, qos: p.QoS, conn: c.conn}
-	c.in.pendingByID[d.id] = d
+	c.in.pendingByID.set(d.id, d)
 	c.in.byDelivery[d.did] = d
 	c.in.ackQueue = append(c.in.ackQueue, d)
 }
@@ -167,8 +166,8 @@ func (c *Client) handleAck(e Ack) {
 		return
 	}
 	delete(c.in.byDelivery, e.Delivery)
-	if c.in.pendingByID[d.id] == d {
-		delete(c.in.pendingByID, d.id)
+	if c.in.pendingByID.get(d.id) == d {
+		c.in.pendingByID.del(d.id)
 	}
 	d.acked = true
 	if d.qos == 2 {
@@ -257,7 +256,7 @@ func (c *Client) discardIncoming() {
 		}
 	}
 	clear(c.in.awaitingRel)
-	clear(c.in.pendingByID)
+	c.in.pendingByID.reset()
 	clear(c.in.byDelivery)
 	c.in.connLost()
 }
@@ -268,7 +267,7 @@ func (c *Client) discardIncoming() {
 // records are left alone.
 func (c *Client) LoseIncomingQoS2State() {
 	clear(c.in.awaitingRel)
-	clear(c.in.pendingByID)
+	c.in.pendingByID.reset()
 	clear(c.in.byDelivery)
 	c.in.connLost()
 }

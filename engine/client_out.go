@@ -34,7 +34,7 @@ type clientOutMsg struct {
 // messages it owns in acceptance order, and the send quota.
 type clientOutbound struct {
 	ids      IDAllocator
-	byID     map[uint16]*clientOutMsg
+	byID     idTable[clientOutMsg]
 	order    []*clientOutMsg // every message owned, by seq
 	pending  []*clientOutMsg // waiting for quota on this connection, FIFO
 	head     int
@@ -46,7 +46,6 @@ type clientOutbound struct {
 
 func (o *clientOutbound) init(m Mutation) {
 	o.ids.Mutations = m
-	o.byID = make(map[uint16]*clientOutMsg)
 	o.nextSeq, o.nextRel = 1, 1
 }
 
@@ -59,20 +58,20 @@ func (o *clientOutbound) resetQuota(max int) {
 
 // add takes ownership of a message.
 func (o *clientOutbound) add(m *clientOutMsg) {
-	o.byID[m.id] = m
+	o.byID.set(m.id, m)
 	o.order = append(o.order, m)
 }
 
 // remove ends a message's flow: its id is free again and its quota slot
 // returns [MQTT-4.9.0-*].
 func (o *clientOutbound) remove(m *clientOutMsg) {
-	if o.byID[m.id] == m {
-		delete(o.byID, m.id)
+	if o.byID.get(m.id) == m {
+		o.byID.del(m.id)
 	}
 	if i := slices.Index(o.order, m); i >= 0 {
 		o.order = slices.Delete(o.order, i, i+1)
 	}
-	if o.byID[m.id] == nil { // (under MutReuseInflightID two messages share an id)
+	if o.byID.get(m.id) == nil { // (under MutReuseInflightID two messages share an id)
 		o.ids.Free(m.id)
 	}
 	if m.counted && o.quota < o.quotaMax {
@@ -193,7 +192,7 @@ const clientDupFlag = 0x08
 // after the state update [MQTT-4.3.2-3]; a reason >= 0x80 means the message
 // is acknowledged and must not be resent [MQTT-4.4.0-2].
 func (c *Client) handlePuback(p *packet.Puback) {
-	m := c.out.byID[p.PacketID]
+	m := c.out.byID.get(p.PacketID)
 	if m == nil || m.pkt.QoS != 1 {
 		return // an ack for nothing in flight: ignored
 	}
@@ -202,7 +201,7 @@ func (c *Client) handlePuback(p *packet.Puback) {
 
 // handlePubcomp completes a QoS 2 message.
 func (c *Client) handlePubcomp(p *packet.Pubcomp) {
-	m := c.out.byID[p.PacketID]
+	m := c.out.byID.get(p.PacketID)
 	if m == nil || m.state != coReleased {
 		return // an ack for nothing in flight: ignored
 	}
@@ -233,7 +232,7 @@ func (c *Client) finishOut(m *clientOutMsg, reason packet.ReasonCode) {
 // record becomes a PUBREL record (one synced Put replaces the PUBLISH copy),
 // then PUBREL leaves. An unknown id follows the UnknownPubrec policy.
 func (c *Client) handlePubrec(p *packet.Pubrec) {
-	m := c.out.byID[p.PacketID]
+	m := c.out.byID.get(p.PacketID)
 	if m == nil || m.pkt.QoS != 2 {
 		c.unknownPubrec(p.PacketID)
 		return
@@ -403,7 +402,7 @@ func (c *Client) dropOnConnLoss() {
 	kept := o.order[:0]
 	for _, m := range o.order {
 		if m.state == coPublished && m.sent {
-			delete(o.byID, m.id)
+			o.byID.del(m.id)
 			o.ids.Free(m.id)
 			m.done = true
 			continue

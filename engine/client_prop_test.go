@@ -186,7 +186,7 @@ func checkClientInvariants(t *rapid.T, c *Client) {
 			t.Fatalf("packet id %d owned twice", m.id)
 		}
 		seen[m.id] = true
-		if !o.ids.InUse(m.id) || o.byID[m.id] != m {
+		if !o.ids.InUse(m.id) || o.byID.get(m.id) != m {
 			t.Fatalf("message id %d not claimed or not indexed", m.id)
 		}
 		if i > 0 && o.order[i-1].seq >= m.seq {
@@ -196,8 +196,8 @@ func checkClientInvariants(t *rapid.T, c *Client) {
 			published++
 		}
 	}
-	if len(o.byID) != len(o.order) {
-		t.Fatalf("%d indexed, %d owned", len(o.byID), len(o.order))
+	if o.byID.len() != len(o.order) {
+		t.Fatalf("%d indexed, %d owned", o.byID.len(), len(o.order))
 	}
 	if c.state == csConnected && published > o.quotaMax {
 		t.Fatalf("%d PUBLISHes in flight over a quota of %d", published, o.quotaMax)

@@ -66,7 +66,7 @@ func (c *Client) takeRequest(typ packet.Type, id uint16) *clientRequest {
 	for i, r := range c.reqs {
 		if r.id == id && r.typ == typ {
 			c.reqs = slices.Delete(c.reqs, i, i+1)
-			if c.out.byID[id] == nil {
+			if c.out.byID.get(id) == nil {
 				c.out.ids.Free(id)
 			}
 			return r
@@ -110,7 +110,7 @@ func (c *Client) failRequests(err error) {
 	reqs := c.reqs
 	c.reqs = nil
 	for _, r := range reqs {
-		if c.out.byID[r.id] == nil {
+		if c.out.byID.get(r.id) == nil {
 			c.out.ids.Free(r.id)
 		}
 		c.complete(r.cmd, Failed, err)
