@@ -275,32 +275,24 @@ func sharedAckWire(v packet.Version, p packet.Packet) []byte {
 	}
 	var i int
 	var id uint16
+	var shared bool
 	switch a := p.(type) {
 	case *packet.Puback:
-		if a.PacketID >= sharedAckIDs || a != &sharedAcks.puback[a.PacketID] {
-			return nil
-		}
-		i, id = 0, a.PacketID
+		i, id, shared = 0, a.PacketID, isSharedAck(a, a.PacketID, &sharedAcks.puback)
 	case *packet.Pubrec:
-		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubrec[a.PacketID] {
-			return nil
-		}
-		i, id = 1, a.PacketID
+		i, id, shared = 1, a.PacketID, isSharedAck(a, a.PacketID, &sharedAcks.pubrec)
 	case *packet.Pubrel:
-		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubrel[a.PacketID] {
-			return nil
-		}
-		i, id = 2, a.PacketID
+		i, id, shared = 2, a.PacketID, isSharedAck(a, a.PacketID, &sharedAcks.pubrel)
 	case *packet.Pubcomp:
-		if a.PacketID >= sharedAckIDs || a != &sharedAcks.pubcomp[a.PacketID] {
-			return nil
-		}
-		i, id = 3, a.PacketID
-	default:
-		return nil
+		i, id, shared = 3, a.PacketID, isSharedAck(a, a.PacketID, &sharedAcks.pubcomp)
 	}
-	if id == 0 {
+	if !shared || id == 0 {
 		return nil
 	}
 	return sharedAckWires[i][id][:]
+}
+
+// isSharedAck reports whether p is the shared ack of id in table.
+func isSharedAck[T any](p *T, id uint16, table *[sharedAckIDs]T) bool {
+	return id < sharedAckIDs && p == &table[id]
 }
