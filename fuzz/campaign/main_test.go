@@ -300,23 +300,12 @@ func (s *syncBuffer) String() string {
 // reported with its command and its target retired, the build failure is
 // reported, and the exit status is 1.
 func TestCampaignLoop(t *testing.T) {
-	var out, errOut bytes.Buffer
-	args := []string{"-go", fakeGo(t), "-targets", "Alpha|Beta|Gamma", "-duration", "3s", "-slice", "2s", "-parallel", "2"}
-	code := run(args, &out, &errOut, nil)
-	s := out.String()
-	if code != exitFound {
-		t.Fatalf("exit %d, want %d\n%s%s", code, exitFound, s, errOut.String())
-	}
-	for _, want := range []string{
+	s := runFakeFound(t, "Alpha|Beta|Gamma",
 		"CRASHER FuzzBeta/2df6bb152fb2ac7f (new crasher, minimized and saved): fuzz/testdata/fuzz/FuzzBeta/2df6bb152fb2ac7f",
 		"reproduce: go test ./fuzz -run='^FuzzBeta/2df6bb152fb2ac7f$'",
 		"FAILED FuzzGamma: go test failed",
 		"syntax error",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q:\n%s", want, s)
-		}
-	}
+	)
 	if n := strings.Count(s, "start FuzzBeta"); n != 1 {
 		t.Errorf("FuzzBeta got %d turns; a target with a crasher must get no more", n)
 	}
@@ -328,27 +317,36 @@ func TestCampaignLoop(t *testing.T) {
 	}
 }
 
-// TestCampaignAcrossPackages runs targets of two packages: each turn runs
-// in its own package, and a crasher is reported under that package's
-// testdata with the command that replays it there.
-func TestCampaignAcrossPackages(t *testing.T) {
+// runFakeFound runs a 3 s campaign of the targets matching pattern against
+// the fake go (turns of 2 s, 2 at once), which must exit 1 (found) with every
+// one of wants in its output; it returns the output.
+func runFakeFound(t *testing.T, pattern string, wants ...string) string {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	args := []string{"-go", fakeGo(t), "-targets", "Alpha|codec", "-duration", "3s", "-slice", "2s", "-parallel", "2"}
+	args := []string{"-go", fakeGo(t), "-targets", pattern, "-duration", "3s", "-slice", "2s", "-parallel", "2"}
 	code := run(args, &out, &errOut, nil)
 	s := out.String()
 	if code != exitFound {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitFound, s, errOut.String())
 	}
-	for _, want := range []string{
-		"campaign: ./fuzz/... for 3s, turns of 2s, 2 at once: FuzzAlpha FuzzDelta",
-		"CRASHER FuzzDelta/2df6bb152fb2ac7f (new crasher, minimized and saved): " + filepath.Join("fuzz", "codec", "testdata", "fuzz", "FuzzDelta", "2df6bb152fb2ac7f"),
-		"reproduce: go test ./fuzz/codec -run='^FuzzDelta/2df6bb152fb2ac7f$'",
-		"end FuzzAlpha: ok",
-	} {
+	for _, want := range wants {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
+	return s
+}
+
+// TestCampaignAcrossPackages runs targets of two packages: each turn runs
+// in its own package, and a crasher is reported under that package's
+// testdata with the command that replays it there.
+func TestCampaignAcrossPackages(t *testing.T) {
+	s := runFakeFound(t, "Alpha|codec",
+		"campaign: ./fuzz/... for 3s, turns of 2s, 2 at once: FuzzAlpha FuzzDelta",
+		"CRASHER FuzzDelta/2df6bb152fb2ac7f (new crasher, minimized and saved): "+filepath.Join("fuzz", "codec", "testdata", "fuzz", "FuzzDelta", "2df6bb152fb2ac7f"),
+		"reproduce: go test ./fuzz/codec -run='^FuzzDelta/2df6bb152fb2ac7f$'",
+		"end FuzzAlpha: ok",
+	)
 	if strings.Contains(s, "FAILED") {
 		t.Errorf("a turn failed (run in the wrong package?):\n%s", s)
 	}
