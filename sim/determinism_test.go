@@ -107,16 +107,22 @@ func runGoldenCases(t *testing.T, f func(key string, r Result)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := Generate(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Run(c, plan)
-		if r.Err != nil {
-			t.Fatal(r.Err)
-		}
-		f(goldenKey(c), r)
+		f(goldenKey(c), mustRun(t, c))
 	}
+}
+
+// mustRun generates the plan of c and runs it, failing tb on any error.
+func mustRun(tb testing.TB, c Config) Result {
+	tb.Helper()
+	plan, err := Generate(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := Run(c, plan)
+	if r.Err != nil {
+		tb.Fatal(r.Err)
+	}
+	return r
 }
 
 func goldenKey(c Config) string {

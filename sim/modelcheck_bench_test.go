@@ -15,15 +15,7 @@ func checkInput(b *testing.B, profile, preset string) (model.History, model.Poli
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := Config{Seed: 1, Profile: profile, Preset: p, SkipCheck: true}
-	plan, err := Generate(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := Run(cfg, plan)
-	if r.Err != nil {
-		b.Fatal(r.Err)
-	}
+	r := mustRun(b, Config{Seed: 1, Profile: profile, Preset: p, SkipCheck: true})
 	return r.History(), r.Policy
 }
 
