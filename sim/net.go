@@ -378,7 +378,7 @@ func (w *World) halfOpen(c *conn, told uint8) {
 // traceConn writes a connection-level trace line.
 func (w *World) traceConn(c *conn, what string) {
 	w.tr.begin(w.sched.now, w.nodes[c.client].name, what)
-	w.tr.int("conn", int64(c.id))
+	w.tr.int(" conn=", int64(c.id))
 	w.tr.end()
 }
 

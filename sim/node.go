@@ -145,7 +145,7 @@ func (w *World) checkFailed(n *node) {
 			n.failed = true
 			w.log.add(hrec{kind: model.Failed, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(err.Error())})
 			w.tr.begin(w.sched.now, n.name, "failed")
-			w.tr.str("err", err.Error())
+			w.tr.str(" err=", err.Error())
 			w.tr.end()
 		}
 	}
@@ -233,10 +233,10 @@ func (w *World) crash(n *node, p model.CrashPoint) {
 	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: p})
 	out := n.disk.Crash(w.rnd, w.prof.LoseUnsyncedPPM, w.prof.TornPPM)
 	w.tr.begin(w.sched.now, n.name, "crash")
-	w.tr.int("point", int64(p))
-	w.tr.int("kept", int64(out.Kept))
-	w.tr.int("lost", int64(out.Lost))
-	w.tr.int("torn", boolInt(out.Torn))
+	w.tr.int(" point=", int64(p))
+	w.tr.int(" kept=", int64(out.Kept))
+	w.tr.int(" lost=", int64(out.Lost))
+	w.tr.int(" torn=", boolInt(out.Torn))
 	w.tr.end()
 	if out.Lost > 0 {
 		w.stats.Faults["lost-write"] += out.Lost
@@ -279,13 +279,13 @@ func (w *World) restart(n *node) {
 	if err := w.boot(n); err != nil {
 		w.log.add(hrec{kind: model.Failed, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(err.Error())})
 		w.tr.begin(w.sched.now, n.name, "restart-failed")
-		w.tr.str("err", err.Error())
+		w.tr.str(" err=", err.Error())
 		w.tr.end()
 		return
 	}
 	w.log.add(hrec{kind: model.Restart, time: int64(w.sched.now), node: n.nameID})
 	w.tr.begin(w.sched.now, n.name, "restart")
-	w.tr.int("records", int64(len(n.disk.synced)))
+	w.tr.int(" records=", int64(len(n.disk.synced)))
 	w.tr.end()
 	if n.broker {
 		w.unpark()

@@ -25,17 +25,16 @@ type tracer struct {
 	keep  bool
 	text  []byte
 	lines int
-	// at and atText[:atLen] cache the decimal text of the last line's time:
-	// many lines in a row share it.
-	at     engine.Time
-	atText [20]byte
-	atLen  int
+	// pText[:pLen] caches the prefix "<pAt> <pNode> " of the last line:
+	// many lines in a row share time and node.
+	pAt   engine.Time
+	pNode string
+	pText [64]byte
+	pLen  int
 }
 
 func newTracer(keep bool) tracer {
-	t := tracer{sum: fnvOffset64, keep: keep, atLen: 1}
-	t.atText[0] = '0'
-	return t
+	return tracer{sum: fnvOffset64, keep: keep}
 }
 
 // put appends s to the line.
@@ -80,59 +79,84 @@ func (t *tracer) flush() {
 	t.n = 0
 }
 
-// begin starts a line: "<virtual ns> <node> <what>".
+// begin starts a line: "<virtual ns> <node> <what>". The "<virtual ns>
+// <node> " prefix is cached: runs of lines share both time and node.
 func (t *tracer) begin(now engine.Time, node, what string) {
-	if now != t.at {
-		t.at, t.atLen = now, len(strconv.AppendInt(t.atText[:0], int64(now), 10))
+	if now != t.pAt || node != t.pNode || t.pLen == 0 {
+		t.setPrefix(now, node)
 	}
-	if t.n+t.atLen+len(node)+len(what)+2 > len(t.buf) {
-		t.putBytes(t.atText[:t.atLen])
-		t.putByte(' ')
-		t.put(node)
-		t.putByte(' ')
+	if t.pLen < 0 || t.n+t.pLen+len(what) > len(t.buf) {
+		t.putLong(now, node)
 		t.put(what)
 		return
 	}
 	b := t.buf[t.n:]
-	i := copy(b, t.atText[:t.atLen])
-	b[i] = ' '
-	i += 1 + copy(b[i+1:], node)
-	b[i] = ' '
-	i += 1 + copy(b[i+1:], what)
-	t.n += i
+	i := copy(b, t.pText[:t.pLen])
+	t.n += i + copy(b[i:], what)
 }
 
-// int appends " key=value". The fast path writes straight into the buffer,
-// digits included; near its end, the pieces go through put.
+// setPrefix caches the text "<now> <node> "; pLen is -1 when it does not
+// fit the cache (the line then goes through putLong).
+func (t *tracer) setPrefix(now engine.Time, node string) {
+	t.pAt, t.pNode = now, node
+	b := strconv.AppendInt(t.pText[:0], int64(now), 10)
+	if len(b)+len(node)+2 > len(t.pText) {
+		t.pLen = -1
+		return
+	}
+	b = append(b, ' ')
+	b = append(b, node...)
+	b = append(b, ' ')
+	t.pLen = len(b)
+}
+
+// putLong appends "<now> <node> " piece by piece.
+func (t *tracer) putLong(now engine.Time, node string) {
+	var digits [20]byte
+	t.putBytes(strconv.AppendInt(digits[:0], int64(now), 10))
+	t.putByte(' ')
+	t.put(node)
+	t.putByte(' ')
+}
+
+// int appends key (ready-made, " name=") and v in decimal. The fast path
+// writes straight into the buffer, small numbers digit by digit; near the
+// buffer's end, the pieces go through put.
 func (t *tracer) int(key string, v int64) {
-	if t.n+len(key)+22 > len(t.buf) {
-		t.putByte(' ')
+	if t.n+len(key)+20 > len(t.buf) {
 		t.put(key)
-		t.putByte('=')
 		var digits [20]byte
 		t.putBytes(strconv.AppendInt(digits[:0], v, 10))
 		return
 	}
 	b := t.buf[t.n:]
-	b[0] = ' '
-	i := 1 + copy(b[1:], key)
-	b[i] = '='
-	i++
-	if v >= 0 && v < 10 {
+	i := copy(b, key)
+	switch {
+	case v >= 0 && v < 10:
 		b[i] = byte('0' + v)
 		i++
-	} else {
+	case v >= 10 && v < 100:
+		b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10)
+		i += 2
+	case v >= 100 && v < 1000:
+		b[i], b[i+1], b[i+2] = byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10)
+		i += 3
+	default:
 		i += len(strconv.AppendInt(b[i:i], v, 10))
 	}
 	t.n += i
 }
 
-// str appends " key=value".
+// str appends key (ready-made, " name=") and v.
 func (t *tracer) str(key, v string) {
-	t.putByte(' ')
-	t.put(key)
-	t.putByte('=')
-	t.put(v)
+	if t.n+len(key)+len(v) > len(t.buf) {
+		t.put(key)
+		t.put(v)
+		return
+	}
+	b := t.buf[t.n:]
+	i := copy(b, key)
+	t.n += i + copy(b[i:], v)
 }
 
 // word appends " word".

@@ -23,8 +23,10 @@ func TestTracerMatchesReference(t *testing.T) {
 		word := rapid.OneOf(rapid.StringMatching(`[a-z/=>.-]{0,8}`), rapid.StringMatching(`[a-z/=>.-]{0,300}`))
 		lines := rapid.IntRange(1, 30).Draw(rt, "lines")
 		for range lines {
-			now := engine.Time(rapid.Int64Range(0, 1<<50).Draw(rt, "now"))
-			node, what := word.Draw(rt, "node"), word.Draw(rt, "what")
+			// Repeated times and nodes exercise the cached line prefix.
+			now := engine.Time(rapid.OneOf(rapid.Int64Range(0, 1<<50), rapid.Int64Range(0, 2)).Draw(rt, "now"))
+			node := rapid.OneOf(word, rapid.SampledFrom([]string{"a", "b"})).Draw(rt, "node")
+			what := word.Draw(rt, "what")
 			tr.begin(now, node, what)
 			ref.WriteString(strconv.FormatInt(int64(now), 10) + " " + node + " " + what)
 			parts := rapid.IntRange(0, 12).Draw(rt, "parts")
@@ -32,12 +34,12 @@ func TestTracerMatchesReference(t *testing.T) {
 				key := word.Draw(rt, "key")
 				switch rapid.IntRange(0, 2).Draw(rt, "kind") {
 				case 0:
-					v := rapid.OneOf(rapid.Int64(), rapid.SampledFrom([]int64{math.MinInt64, math.MaxInt64, -1, 9, 10, 1e18})).Draw(rt, "v")
-					tr.int(key, v)
+					v := rapid.OneOf(rapid.Int64(), rapid.Int64Range(-2, 1200), rapid.SampledFrom([]int64{math.MinInt64, math.MaxInt64, -1, 9, 10, 99, 100, 999, 1000, 1e18})).Draw(rt, "v")
+					tr.int(" "+key+"=", v)
 					ref.WriteString(" " + key + "=" + strconv.FormatInt(v, 10))
 				case 1:
 					v := word.Draw(rt, "v")
-					tr.str(key, v)
+					tr.str(" "+key+"=", v)
 					ref.WriteString(" " + key + "=" + v)
 				default:
 					tr.word(key)
@@ -62,23 +64,28 @@ func TestTracerMatchesReference(t *testing.T) {
 }
 
 // TestTracerBufferEdges puts every piece at every offset of the tracer's
-// buffer: a line padded by k bytes, then the widest numbers, a string and a
-// word, for every k up to past the buffer's size.
+// buffer: a line padded by k bytes, then the widest numbers, the one-, two-
+// and three-digit fast paths, a string and a word, for every k up to past the
+// buffer's size; each line is written twice with the same time and node (the
+// cached prefix), and once with a node too long for the prefix cache.
 func TestTracerBufferEdges(t *testing.T) {
 	tr := newTracer(true)
 	var ref strings.Builder
+	long := strings.Repeat("n", len(tr.pText))
 	for k := range 2*len(tr.buf) + 3 {
 		pad := strings.Repeat("x", k)
-		tr.begin(engine.Time(k), "n", pad)
-		ref.WriteString(strconv.Itoa(k) + " n " + pad)
-		for _, v := range []int64{math.MinInt64, math.MaxInt64, 7, -7} {
-			tr.int("k", v)
-			ref.WriteString(" k=" + strconv.FormatInt(v, 10))
+		for _, node := range []string{"n", "n", long} {
+			tr.begin(engine.Time(k), node, pad)
+			ref.WriteString(strconv.Itoa(k) + " " + node + " " + pad)
+			for _, v := range []int64{math.MinInt64, math.MaxInt64, 7, -7, 0, 10, 99, 100, 999, 1000} {
+				tr.int(" k=", v)
+				ref.WriteString(" k=" + strconv.FormatInt(v, 10))
+			}
+			tr.str(" s=", pad)
+			tr.word("w")
+			tr.end()
+			ref.WriteString(" s=" + pad + " w\n")
 		}
-		tr.str("s", pad)
-		tr.word("w")
-		tr.end()
-		ref.WriteString(" s=" + pad + " w\n")
 	}
 	if string(tr.text) != ref.String() {
 		t.Fatal("tracer text differs from the reference at some buffer offset")
