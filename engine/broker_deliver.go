@@ -90,7 +90,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 		id, err := s.ids.Alloc() // [MQTT-2.2.1-4] an id not in flight
 		if err == nil {
 			out.id = id
-			s.inflight = append(s.inflight, out)
+			s.pushInflight(out)
 			b.saveOut(s, &s.inflight[len(s.inflight)-1])
 			return
 		}
@@ -157,7 +157,7 @@ func (b *Broker) pump(s *brokerSession) {
 			return
 		}
 		out.id = id
-		s.inflight = append(s.inflight, out)
+		s.pushInflight(out)
 		n := len(s.inflight) - 1
 		b.saveOut(s, &s.inflight[n])
 		b.sendPublish(c, s, n)
@@ -210,12 +210,48 @@ func (b *Broker) removeOut(s *brokerSession, i int) {
 		c.outstanding--
 	}
 	b.delOut(s, &m)
-	copy(s.inflight[i:], s.inflight[i+1:])
-	s.inflight[len(s.inflight)-1] = brokerOut{}
-	s.inflight = s.inflight[:len(s.inflight)-1]
+	s.dropInflight(i)
 	if i < s.heldIdx {
 		s.heldIdx--
 	}
+}
+
+// dropInflight removes inflight message i, keeping the others in order.
+func (s *brokerSession) dropInflight(i int) {
+	switch n := len(s.inflight); {
+	case n == 1:
+		s.inflight[0] = brokerOut{}
+		s.inflight = s.inflBase[:0] // empty: the whole array again
+	case i == 0:
+		// The usual ack, of the oldest message: the window slides
+		// (pushInflight reclaims the front), nothing is moved.
+		s.inflight[0] = brokerOut{}
+		s.inflight = s.inflight[1:]
+	default:
+		copy(s.inflight[i:], s.inflight[i+1:])
+		s.inflight[n-1] = brokerOut{}
+		s.inflight = s.inflight[:n-1]
+	}
+}
+
+// pushInflight appends m to the inflight messages. They are a window that
+// ends at the end of inflBase (dropInflight slides it past an acked oldest
+// message); a full window with room before it moves down to the front of
+// the array instead of growing it.
+func (s *brokerSession) pushInflight(m brokerOut) {
+	if n := len(s.inflight); n == cap(s.inflight) {
+		if gap := cap(s.inflBase) - n; gap > 0 {
+			all := s.inflBase[:cap(s.inflBase)]
+			copy(all, s.inflight)
+			clear(all[n:])
+			s.inflight = all[:n]
+		} else {
+			s.inflight = append(s.inflight, m)
+			s.inflBase = s.inflight[:0]
+			return
+		}
+	}
+	s.inflight = append(s.inflight, m)
 }
 
 // findOut returns the index of the inflight message with packet id, or -1.

@@ -468,7 +468,7 @@ func (b *Broker) restoreOut(r Record) error {
 		return corrupt(r.Key, err.Error())
 	}
 	m.sent = true
-	s.inflight = append(s.inflight, m)
+	s.pushInflight(m)
 	return nil
 }
 

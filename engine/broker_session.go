@@ -20,6 +20,7 @@ type brokerSession struct {
 
 	subs     map[string]subOptions // filter -> options
 	inflight []brokerOut           // outbound messages with a packet id, in send order
+	inflBase []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
 	heldIdx  int                   // no inflight entry below it waits to be sent on conn
 	queue    []brokerOut           // outbound QoS 1/2 messages waiting, FIFO
 	inbound  map[uint16]ConnID     // QoS 2 ids received and awaiting PUBREL (Method B)

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestInflightWindow checks pushInflight and dropInflight against a plain
+// slice: the same messages in the same order, every slot of the array
+// outside the window zero (no stale message kept alive), and the array
+// never larger than twice the most messages ever held at once.
+func TestInflightWindow(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s brokerSession
+		var model []uint16
+		most, next := 0, uint16(1)
+		for range rapid.IntRange(0, 200).Draw(t, "ops") {
+			if len(model) == 0 || rapid.Bool().Draw(t, "push") {
+				s.pushInflight(brokerOut{id: next, key: "k", msg: brokerMsg{buf: []byte{1}}})
+				model = append(model, next)
+				next++
+				most = max(most, len(model))
+			} else {
+				i := 0
+				if !rapid.Bool().Draw(t, "oldest") {
+					i = rapid.IntRange(0, len(model)-1).Draw(t, "i")
+				}
+				s.dropInflight(i)
+				model = slices.Delete(model, i, i+1)
+			}
+			got := make([]uint16, len(s.inflight))
+			for i := range s.inflight {
+				got[i] = s.inflight[i].id
+			}
+			if !slices.Equal(got, model) {
+				t.Fatalf("inflight ids %v, want %v", got, model)
+			}
+			all := s.inflBase[:cap(s.inflBase)]
+			start := cap(s.inflBase) - cap(s.inflight)
+			if len(s.inflight) > 0 && &all[start] != &s.inflight[0] {
+				t.Fatalf("the window does not end at the end of the array")
+			}
+			for j := range all {
+				if (j < start || j >= start+len(s.inflight)) && !reflect.ValueOf(all[j]).IsZero() {
+					t.Fatalf("slot %d outside the window holds id %d", j, all[j].id)
+				}
+			}
+			if cap(s.inflBase) > 2*most+8 {
+				t.Fatalf("array of %d for at most %d messages", cap(s.inflBase), most)
+			}
+		}
+	})
+}
