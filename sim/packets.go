@@ -19,135 +19,172 @@ var typeNames = [16]string{
 	"SUBSCRIBE", "SUBACK", "UNSUBSCRIBE", "UNSUBACK", "PINGREQ", "PINGRESP", "DISCONNECT", "AUTH",
 }
 
+// typeWords are the " TYPE" words of packets traced without fields.
+var typeWords = func() (ws [16]*tword) {
+	for i, n := range typeNames {
+		ws[i] = tw(" " + n)
+	}
+	return ws
+}()
+
+// The fixed pieces of the trace lines: a line's what with its first key
+// ("> send conn="), then the keys of its other fields. Each is copied as
+// one block.
+var (
+	wBytes, wOpened, wClosed = tw("bytes conn="), tw("opened conn="), tw("closed conn=")
+	wTimer, wCmdConnect      = tw("timer id="), tw("cmd-connect cmd=")
+	wCmdPublish              = tw("cmd-publish cmd=")
+	wCmdSubscribe            = tw("cmd-subscribe cmd=")
+	wCmdUnsubscribe          = tw("cmd-unsubscribe cmd=")
+	wCmdDisconnect, wAck     = tw("cmd-disconnect cmd="), tw("ack delivery=")
+	wShutdown, wEventUnknown = tw("shutdown"), tw("event?")
+
+	wDial, wSend, wClose      = tw("> dial"), tw("> send conn="), tw("> close conn=")
+	wPersist, wSetTimer       = tw("> persist op="), tw("> timer id=")
+	wCancel, wDeliver         = tw("> cancel id="), tw("> deliver delivery=")
+	wComplete, wActionUnknown = tw("> complete cmd="), tw("> action?")
+
+	kN, kClean, kTopic, kQoS = tw(" n="), tw(" clean="), tw(" topic="), tw(" qos=")
+	kLen, kFilter, kReason   = tw(" len="), tw(" filter="), tw(" reason=")
+	kKey, kSync, kAt, kDup   = tw(" key="), tw(" sync="), tw(" at="), tw(" dup=")
+	kID, kResult, kSession   = tw(" id="), tw(" result="), tw(" session=")
+	kErr, kRC                = tw(" err="), tw(" rc=")
+
+	kPublishID, kPubackID  = tw(" PUBLISH id="), tw(" PUBACK id=")
+	kPubrecID, kPubrelID   = tw(" PUBREC id="), tw(" PUBREL id=")
+	kPubcompID, kConnackSP = tw(" PUBCOMP id="), tw(" CONNACK sp=")
+)
+
 // traceEvent writes the trace line of an event fed to n.
 func (w *World) traceEvent(n *node, ev engine.Event) {
-	t := &w.tr
+	t, now := &w.tr, w.sched.now
 	switch e := ev.(type) {
 	case engine.BytesReceived:
-		t.begin(w.sched.now, n.name, "bytes")
-		t.int(" conn=", int64(e.Conn))
-		t.int(" n=", int64(len(e.Data)))
+		t.beginW(now, n.name, wBytes)
+		t.num(int64(e.Conn))
+		t.intW(kN, int64(len(e.Data)))
 	case engine.ConnOpened:
-		t.begin(w.sched.now, n.name, "opened")
-		t.int(" conn=", int64(e.Conn))
+		t.beginW(now, n.name, wOpened)
+		t.num(int64(e.Conn))
 	case engine.ConnClosed:
-		t.begin(w.sched.now, n.name, "closed")
-		t.int(" conn=", int64(e.Conn))
+		t.beginW(now, n.name, wClosed)
+		t.num(int64(e.Conn))
 	case engine.TimerFired:
-		t.begin(w.sched.now, n.name, "timer")
-		t.int(" id=", int64(e.Timer))
+		t.beginW(now, n.name, wTimer)
+		t.num(int64(e.Timer))
 	case engine.Connect:
-		t.begin(w.sched.now, n.name, "cmd-connect")
-		t.int(" cmd=", int64(e.Cmd))
-		t.int(" clean=", boolInt(e.CleanStart))
+		t.beginW(now, n.name, wCmdConnect)
+		t.num(int64(e.Cmd))
+		t.intW(kClean, boolInt(e.CleanStart))
 	case engine.Publish:
-		t.begin(w.sched.now, n.name, "cmd-publish")
-		t.int(" cmd=", int64(e.Cmd))
-		t.str(" topic=", e.Topic)
-		t.int(" qos=", int64(e.QoS))
-		t.int(" len=", int64(len(e.Payload)))
+		t.beginW(now, n.name, wCmdPublish)
+		t.num(int64(e.Cmd))
+		t.str(kTopic.s, e.Topic)
+		t.intW(kQoS, int64(e.QoS))
+		t.intW(kLen, int64(len(e.Payload)))
 	case engine.Subscribe:
-		t.begin(w.sched.now, n.name, "cmd-subscribe")
-		t.int(" cmd=", int64(e.Cmd))
+		t.beginW(now, n.name, wCmdSubscribe)
+		t.num(int64(e.Cmd))
 		for _, s := range e.Subs {
-			t.str(" filter=", s.Filter)
-			t.int(" qos=", int64(s.QoS))
+			t.str(kFilter.s, s.Filter)
+			t.intW(kQoS, int64(s.QoS))
 		}
 	case engine.Unsubscribe:
-		t.begin(w.sched.now, n.name, "cmd-unsubscribe")
-		t.int(" cmd=", int64(e.Cmd))
+		t.beginW(now, n.name, wCmdUnsubscribe)
+		t.num(int64(e.Cmd))
 	case engine.Disconnect:
-		t.begin(w.sched.now, n.name, "cmd-disconnect")
-		t.int(" cmd=", int64(e.Cmd))
+		t.beginW(now, n.name, wCmdDisconnect)
+		t.num(int64(e.Cmd))
 	case engine.Ack:
-		t.begin(w.sched.now, n.name, "ack")
-		t.int(" delivery=", int64(e.Delivery))
+		t.beginW(now, n.name, wAck)
+		t.num(int64(e.Delivery))
 	case engine.Shutdown:
-		t.begin(w.sched.now, n.name, "shutdown")
+		t.beginW(now, n.name, wShutdown)
 	default:
-		t.begin(w.sched.now, n.name, "event?")
+		t.beginW(now, n.name, wEventUnknown)
 	}
 	t.end()
 }
 
 // traceAction writes the trace line of an action of n.
 func (w *World) traceAction(n *node, a engine.Action) {
-	t := &w.tr
+	t, now := &w.tr, w.sched.now
 	switch a := a.(type) {
 	case engine.Dial:
-		t.begin(w.sched.now, n.name, "> dial")
+		t.beginW(now, n.name, wDial)
 	case engine.Send:
-		t.begin(w.sched.now, n.name, "> send")
-		t.int(" conn=", int64(a.Conn))
+		t.beginW(now, n.name, wSend)
+		t.num(int64(a.Conn))
 		if a.Packet != nil {
 			tracePacket(t, a.Packet)
 		}
-		t.int(" n=", int64(len(a.Data)))
+		t.intW(kN, int64(len(a.Data)))
 	case engine.CloseConn:
-		t.begin(w.sched.now, n.name, "> close")
-		t.int(" conn=", int64(a.Conn))
+		t.beginW(now, n.name, wClose)
+		t.num(int64(a.Conn))
 		if a.Reason != nil {
-			t.str(" reason=", a.Reason.Error())
+			t.str(kReason.s, a.Reason.Error())
 		}
 	case engine.Persist:
-		t.begin(w.sched.now, n.name, "> persist")
-		t.int(" op=", int64(a.Op))
-		t.str(" key=", a.Key)
-		t.int(" len=", int64(len(a.Value)))
-		t.int(" sync=", boolInt(a.Sync))
+		t.beginW(now, n.name, wPersist)
+		t.num(int64(a.Op))
+		t.str(kKey.s, a.Key)
+		t.intW(kLen, int64(len(a.Value)))
+		t.intW(kSync, boolInt(a.Sync))
 	case engine.SetTimer:
-		t.begin(w.sched.now, n.name, "> timer")
-		t.int(" id=", int64(a.Timer))
-		t.int(" at=", int64(a.At))
+		t.beginW(now, n.name, wSetTimer)
+		t.num(int64(a.Timer))
+		t.intW(kAt, int64(a.At))
 	case engine.CancelTimer:
-		t.begin(w.sched.now, n.name, "> cancel")
-		t.int(" id=", int64(a.Timer))
+		t.beginW(now, n.name, wCancel)
+		t.num(int64(a.Timer))
 	case engine.Deliver:
-		t.begin(w.sched.now, n.name, "> deliver")
-		t.int(" delivery=", int64(a.Delivery))
-		t.str(" topic=", a.Msg.Topic)
-		t.int(" qos=", int64(a.Msg.QoS))
-		t.int(" dup=", boolInt(a.Msg.Dup))
-		t.int(" id=", int64(a.Msg.PacketID))
+		t.beginW(now, n.name, wDeliver)
+		t.num(int64(a.Delivery))
+		t.str(kTopic.s, a.Msg.Topic)
+		t.intW(kQoS, int64(a.Msg.QoS))
+		t.intW(kDup, boolInt(a.Msg.Dup))
+		t.intW(kID, int64(a.Msg.PacketID))
 	case engine.Complete:
-		t.begin(w.sched.now, n.name, "> complete")
-		t.int(" cmd=", int64(a.Cmd))
-		t.int(" result=", int64(a.Result))
-		t.int(" session=", boolInt(a.Session))
+		t.beginW(now, n.name, wComplete)
+		t.num(int64(a.Cmd))
+		t.intW(kResult, int64(a.Result))
+		t.intW(kSession, boolInt(a.Session))
 		if a.Err != nil {
-			t.str(" err=", a.Err.Error())
+			t.str(kErr.s, a.Err.Error())
 		}
 	default:
-		t.begin(w.sched.now, n.name, "> action?")
+		t.beginW(now, n.name, wActionUnknown)
 	}
 	t.end()
 }
 
-// tracePacket appends a packet's type and identifying fields.
+// tracePacket appends a packet's type and identifying fields: " TYPE" and
+// the first key are one piece for the packets that have fields.
 func tracePacket(t *tracer, p packet.Packet) {
-	typ := p.Type()
-	if typ < 16 {
-		t.word(typeNames[typ])
-	}
 	switch p := p.(type) {
 	case *packet.Publish:
-		t.int(" id=", int64(p.PacketID))
-		t.int(" qos=", int64(p.QoS))
-		t.int(" dup=", boolInt(p.Dup))
+		t.intW(kPublishID, int64(p.PacketID))
+		t.intW(kQoS, int64(p.QoS))
+		t.intW(kDup, boolInt(p.Dup))
 	case *packet.Puback:
-		t.int(" id=", int64(p.PacketID))
-		t.int(" rc=", int64(p.Reason))
+		t.intW(kPubackID, int64(p.PacketID))
+		t.intW(kRC, int64(p.Reason))
 	case *packet.Pubrec:
-		t.int(" id=", int64(p.PacketID))
-		t.int(" rc=", int64(p.Reason))
+		t.intW(kPubrecID, int64(p.PacketID))
+		t.intW(kRC, int64(p.Reason))
 	case *packet.Pubrel:
-		t.int(" id=", int64(p.PacketID))
-		t.int(" rc=", int64(p.Reason))
+		t.intW(kPubrelID, int64(p.PacketID))
+		t.intW(kRC, int64(p.Reason))
 	case *packet.Pubcomp:
-		t.int(" id=", int64(p.PacketID))
-		t.int(" rc=", int64(p.Reason))
+		t.intW(kPubcompID, int64(p.PacketID))
+		t.intW(kRC, int64(p.Reason))
 	case *packet.Connack:
-		t.int(" sp=", boolInt(p.SessionPresent))
-		t.int(" rc=", int64(p.Reason))
+		t.intW(kConnackSP, boolInt(p.SessionPresent))
+		t.intW(kRC, int64(p.Reason))
+	default:
+		if typ := p.Type(); typ < 16 {
+			t.wordW(typeWords[typ])
+		}
 	}
 }

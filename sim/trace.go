@@ -120,31 +120,50 @@ func (t *tracer) putLong(now engine.Time, node string) {
 }
 
 // int appends key (ready-made, " name=") and v in decimal. The fast path
-// writes straight into the buffer, small numbers digit by digit; near the
-// buffer's end, the pieces go through put.
+// writes straight into the buffer; near its end, the pieces go through put.
 func (t *tracer) int(key string, v int64) {
 	if t.n+len(key)+20 > len(t.buf) {
 		t.put(key)
-		var digits [20]byte
-		t.putBytes(strconv.AppendInt(digits[:0], v, 10))
+		t.putInt(v)
 		return
 	}
+	t.n += copy(t.buf[t.n:], key)
+	t.digits(v)
+}
+
+// putInt appends v in decimal through put (near the buffer's end).
+func (t *tracer) putInt(v int64) {
+	var digits [20]byte
+	t.putBytes(strconv.AppendInt(digits[:0], v, 10))
+}
+
+// digits appends v in decimal straight into the buffer, small numbers digit
+// by digit; the caller has checked that 20 bytes are free.
+func (t *tracer) digits(v int64) {
 	b := t.buf[t.n:]
-	i := copy(b, key)
 	switch {
 	case v >= 0 && v < 10:
-		b[i] = byte('0' + v)
-		i++
+		b[0] = byte('0' + v)
+		t.n++
 	case v >= 10 && v < 100:
-		b[i], b[i+1] = byte('0'+v/10), byte('0'+v%10)
-		i += 2
+		b[0], b[1] = byte('0'+v/10), byte('0'+v%10)
+		t.n += 2
 	case v >= 100 && v < 1000:
-		b[i], b[i+1], b[i+2] = byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10)
-		i += 3
+		b[0], b[1], b[2] = byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10)
+		t.n += 3
 	default:
-		i += len(strconv.AppendInt(b[i:i], v, 10))
+		t.n += len(strconv.AppendInt(b[:0], v, 10))
 	}
-	t.n += i
+}
+
+// num appends v in decimal, with no key (the line's last piece ends in
+// "=").
+func (t *tracer) num(v int64) {
+	if t.n+20 > len(t.buf) {
+		t.putInt(v)
+		return
+	}
+	t.digits(v)
 }
 
 // str appends key (ready-made, " name=") and v.
@@ -163,6 +182,67 @@ func (t *tracer) str(key, v string) {
 func (t *tracer) word(v string) {
 	t.putByte(' ')
 	t.put(v)
+}
+
+// tword is a fixed piece of a line (a "what", a " key=", a " WORD") kept
+// both as a string and as a 32-byte block: the fast paths copy the whole
+// block, two machine moves instead of a call to memmove, and advance by
+// len(s).
+type tword struct {
+	s string
+	b [tblock]byte
+}
+
+// tblock is the size of a tword's block and of the prefix block.
+const tblock = 32
+
+// tw makes the tword of s (at most tblock bytes: it is for the fixed texts
+// in packets.go).
+func tw(s string) *tword {
+	if len(s) > tblock {
+		panic("sim: tword longer than its block: " + s)
+	}
+	w := &tword{s: s}
+	copy(w.b[:], s)
+	return w
+}
+
+// beginW is begin with a fixed what. Its fast path copies the cached
+// prefix and what as blocks.
+func (t *tracer) beginW(now engine.Time, node string, what *tword) {
+	if now != t.pAt || node != t.pNode || t.pLen == 0 {
+		t.setPrefix(now, node)
+	}
+	if t.pLen < 0 || t.pLen > tblock || t.n+2*tblock > len(t.buf) {
+		t.begin(now, node, what.s)
+		return
+	}
+	*(*[tblock]byte)(t.buf[t.n:]) = *(*[tblock]byte)(t.pText[:])
+	t.n += t.pLen
+	*(*[tblock]byte)(t.buf[t.n:]) = what.b
+	t.n += len(what.s)
+}
+
+// intW is int with a fixed key.
+func (t *tracer) intW(key *tword, v int64) {
+	if t.n+tblock+20 > len(t.buf) {
+		t.int(key.s, v)
+		return
+	}
+	*(*[tblock]byte)(t.buf[t.n:]) = key.b
+	t.n += len(key.s)
+	t.digits(v)
+}
+
+// wordW appends a fixed piece as it is (its text carries its own leading
+// space).
+func (t *tracer) wordW(w *tword) {
+	if t.n+tblock > len(t.buf) {
+		t.put(w.s)
+		return
+	}
+	*(*[tblock]byte)(t.buf[t.n:]) = w.b
+	t.n += len(w.s)
 }
 
 // end finishes the line: hashes it with its newline and keeps it if asked.

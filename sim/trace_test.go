@@ -27,22 +27,38 @@ func TestTracerMatchesReference(t *testing.T) {
 			now := engine.Time(rapid.OneOf(rapid.Int64Range(0, 1<<50), rapid.Int64Range(0, 2)).Draw(rt, "now"))
 			node := rapid.OneOf(word, rapid.SampledFrom([]string{"a", "b"})).Draw(rt, "node")
 			what := word.Draw(rt, "what")
-			tr.begin(now, node, what)
+			if len(what) <= tblock && rapid.Bool().Draw(rt, "fixed") {
+				tr.beginW(now, node, tw(what))
+			} else {
+				tr.begin(now, node, what)
+			}
 			ref.WriteString(strconv.FormatInt(int64(now), 10) + " " + node + " " + what)
 			parts := rapid.IntRange(0, 12).Draw(rt, "parts")
 			for range parts {
 				key := word.Draw(rt, "key")
-				switch rapid.IntRange(0, 2).Draw(rt, "kind") {
+				fixed := len(key)+2 <= tblock && rapid.Bool().Draw(rt, "fixed")
+				v := rapid.OneOf(rapid.Int64(), rapid.Int64Range(-2, 1200), rapid.SampledFrom([]int64{math.MinInt64, math.MaxInt64, -1, 9, 10, 99, 100, 999, 1000, 1e18})).Draw(rt, "v")
+				switch rapid.IntRange(0, 3).Draw(rt, "kind") {
 				case 0:
-					v := rapid.OneOf(rapid.Int64(), rapid.Int64Range(-2, 1200), rapid.SampledFrom([]int64{math.MinInt64, math.MaxInt64, -1, 9, 10, 99, 100, 999, 1000, 1e18})).Draw(rt, "v")
-					tr.int(" "+key+"=", v)
+					if fixed {
+						tr.intW(tw(" "+key+"="), v)
+					} else {
+						tr.int(" "+key+"=", v)
+					}
 					ref.WriteString(" " + key + "=" + strconv.FormatInt(v, 10))
+				case 3:
+					tr.num(v)
+					ref.WriteString(strconv.FormatInt(v, 10))
 				case 1:
 					v := word.Draw(rt, "v")
 					tr.str(" "+key+"=", v)
 					ref.WriteString(" " + key + "=" + v)
 				default:
-					tr.word(key)
+					if fixed {
+						tr.wordW(tw(" " + key))
+					} else {
+						tr.word(key)
+					}
 					ref.WriteString(" " + key)
 				}
 			}
@@ -67,24 +83,39 @@ func TestTracerMatchesReference(t *testing.T) {
 // buffer: a line padded by k bytes, then the widest numbers, the one-, two-
 // and three-digit fast paths, a string and a word, for every k up to past the
 // buffer's size; each line is written twice with the same time and node (the
-// cached prefix), and once with a node too long for the prefix cache.
+// cached prefix), and once with a node too long for the prefix cache, a
+// prefix longer than a block, and through the fixed-piece (tword) calls with
+// a padded block prefix.
 func TestTracerBufferEdges(t *testing.T) {
 	tr := newTracer(true)
 	var ref strings.Builder
 	long := strings.Repeat("n", len(tr.pText))
+	mid := strings.Repeat("m", tblock)
+	wide := strings.Repeat("w", tblock)
 	for k := range 2*len(tr.buf) + 3 {
 		pad := strings.Repeat("x", k)
-		for _, node := range []string{"n", "n", long} {
+		for _, node := range []string{"n", "n", long, mid} {
 			tr.begin(engine.Time(k), node, pad)
 			ref.WriteString(strconv.Itoa(k) + " " + node + " " + pad)
 			for _, v := range []int64{math.MinInt64, math.MaxInt64, 7, -7, 0, 10, 99, 100, 999, 1000} {
 				tr.int(" k=", v)
-				ref.WriteString(" k=" + strconv.FormatInt(v, 10))
+				tr.intW(tw(" kw="), v)
+				tr.num(v)
+				ref.WriteString(" k=" + strconv.FormatInt(v, 10) + " kw=" + strconv.FormatInt(v, 10) + strconv.FormatInt(v, 10))
 			}
 			tr.str(" s=", pad)
 			tr.word("w")
+			tr.wordW(tw(" " + wide[1:]))
 			tr.end()
-			ref.WriteString(" s=" + pad + " w\n")
+			ref.WriteString(" s=" + pad + " w " + wide[1:] + "\n")
+			// The fixed calls at every offset: k bytes of what after the prefix.
+			what := pad[:min(k, tblock)]
+			tr.beginW(engine.Time(k), node, tw(what))
+			tr.str(" s=", pad)
+			tr.intW(tw(" "+wide[2:]+"="), int64(k))
+			tr.wordW(tw(" " + wide[1:]))
+			tr.end()
+			ref.WriteString(strconv.Itoa(k) + " " + node + " " + what + " s=" + pad + " " + wide[2:] + "=" + strconv.Itoa(k) + " " + wide[1:] + "\n")
 		}
 	}
 	if string(tr.text) != ref.String() {
