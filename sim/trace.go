@@ -99,7 +99,7 @@ func (t *tracer) begin(now engine.Time, node, what string) {
 // fit the cache (the line then goes through putLong).
 func (t *tracer) setPrefix(now engine.Time, node string) {
 	t.pAt, t.pNode = now, node
-	b := strconv.AppendInt(t.pText[:0], int64(now), 10)
+	b := appendDec(t.pText[:0], int64(now))
 	if len(b)+len(node)+2 > len(t.pText) {
 		t.pLen = -1
 		return
@@ -108,6 +108,38 @@ func (t *tracer) setPrefix(now engine.Time, node string) {
 	b = append(b, node...)
 	b = append(b, ' ')
 	t.pLen = len(b)
+}
+
+// decPairs holds "00" to "99".
+const decPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" +
+	"90919293949596979899"
+
+// appendDec appends v in decimal, two digits per step for v >= 0 (the
+// times of the trace), through strconv for v < 0.
+func appendDec(b []byte, v int64) []byte {
+	if v < 0 {
+		return strconv.AppendInt(b, v, 10)
+	}
+	var d [20]byte
+	i := len(d)
+	u := uint64(v)
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		d[i], d[i+1] = decPairs[r], decPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		d[i], d[i+1] = decPairs[u*2], decPairs[u*2+1]
+	} else {
+		i--
+		d[i] = byte('0' + u)
+	}
+	return append(b, d[i:]...)
 }
 
 // putLong appends "<now> <node> " piece by piece.
@@ -217,7 +249,8 @@ func (t *tracer) beginW(now engine.Time, node string, what *tword) {
 		t.begin(now, node, what.s)
 		return
 	}
-	*(*[tblock]byte)(t.buf[t.n:]) = *(*[tblock]byte)(t.pText[:])
+	p := *(*[tblock]byte)(t.pText[:]) // via a local: no memmove call
+	*(*[tblock]byte)(t.buf[t.n:]) = p
 	t.n += t.pLen
 	*(*[tblock]byte)(t.buf[t.n:]) = what.b
 	t.n += len(what.s)

@@ -127,3 +127,19 @@ func TestTracerBufferEdges(t *testing.T) {
 		t.Fatalf("checksum %016x, FNV-64a of the text %016x", tr.sum, h.Sum64())
 	}
 }
+
+// TestAppendDec compares the trace's time formatting with strconv, at the
+// digit-pair edges, the extremes and random values.
+func TestAppendDec(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 1 << 50, math.MaxInt64, -1, math.MinInt64} {
+		if got, want := string(appendDec([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendDec(%d) = %q, want %q", v, got, want)
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		v := rapid.Int64().Draw(rt, "v")
+		if got, want := string(appendDec(nil, v)), strconv.FormatInt(v, 10); got != want {
+			rt.Fatalf("appendDec(%d) = %q, want %q", v, got, want)
+		}
+	})
+}
