@@ -21,6 +21,17 @@ import (
 type strTable struct {
 	ids  map[string]uint32
 	strs []string
+	// recent caches ids in front of the map, direct-mapped by recentSlot:
+	// the same topics and payloads come by again and again (each copy of a
+	// message, each retry), and comparing with one candidate is cheaper
+	// than hashing for the map. 0 (the empty string) never matches a
+	// looked-up b, which is never empty.
+	recent [16]uint32
+}
+
+// recentSlot is the recent slot of a non-empty b.
+func recentSlot(b []byte) int {
+	return (len(b) + int(b[len(b)-1])*7 + int(b[0])*3) & 15
 }
 
 func newStrTable() *strTable {
@@ -51,10 +62,17 @@ func (w *World) internID(b []byte) uint32 {
 	if len(b) == 0 {
 		return 0
 	}
-	if id, ok := w.strs.ids[string(b)]; ok { // no allocation for the lookup
+	t := w.strs
+	slot := recentSlot(b)
+	if id := t.recent[slot]; t.strs[id] == string(b) {
 		return id
 	}
-	return w.strs.add(w.bytes.str(b))
+	id, ok := t.ids[string(b)] // no allocation for the lookup
+	if !ok {
+		id = t.add(w.bytes.str(b))
+	}
+	t.recent[slot] = id
+	return id
 }
 
 // intern returns b as a string, shared with every earlier equal one.

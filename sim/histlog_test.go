@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"pgregory.net/rapid"
+
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -165,4 +167,31 @@ func TestRecordPacking(t *testing.T) {
 			t.Errorf("%s: unpacked %+v, want %+v", c.name, got, c.rec)
 		}
 	}
+}
+
+// TestInternIDRecentCache interns strings that collide in the recent cache
+// (one slot, many strings), through a buffer reused between calls as a
+// decoder's would be, and checks every id against the first one its string
+// got and every string against its id.
+func TestInternIDRecentCache(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := &World{strs: newStrTable()}
+		first := map[string]uint32{}
+		buf := make([]byte, 0, 64)
+		words := rapid.SliceOfN(rapid.StringMatching(`[a-c]{1,3}`), 1, 200).Draw(rt, "words")
+		for _, s := range words {
+			buf = append(buf[:0], s...)
+			id := w.internID(buf)
+			if want, ok := first[s]; ok && id != want {
+				rt.Fatalf("%q got id %d, first %d", s, id, want)
+			}
+			first[s] = id
+			if w.strs.strs[id] != s {
+				rt.Fatalf("id %d spells %q, want %q", id, w.strs.strs[id], s)
+			}
+		}
+		if len(w.strs.strs) != len(first)+1 {
+			rt.Fatalf("%d strings kept for %d distinct ones", len(w.strs.strs)-1, len(first))
+		}
+	})
 }
