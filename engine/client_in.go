@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"slices"
 	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -22,22 +21,20 @@ type clientDelivery struct {
 type clientInbound struct {
 	// awaitingRel holds the QoS2 ids delivered and PUBREC'd (or owed a
 	// PUBREC), awaiting PUBREL (Method B), with their arrival sequence.
-	awaitingRel map[uint16]uint64
-	pendingByID idTable[clientDelivery]        // delivered, the application's Ack pending
-	byDelivery  map[DeliveryID]*clientDelivery // the same, by clientDelivery id
-	ackQueue    []*clientDelivery              // this connection's owed acks, in arrival order
+	awaitingRel seqTable
+	pendingByID idTable[clientDelivery] // delivered, the application's Ack pending
+	byDelivery  deliveryQueue           // the same, by clientDelivery id
+	ackQueue    []*clientDelivery       // this connection's owed acks, in arrival order
 	nextDID     DeliveryID
 	nextSeq     uint64
 }
 
 func (in *clientInbound) init() {
-	in.awaitingRel = make(map[uint16]uint64)
-	in.byDelivery = make(map[DeliveryID]*clientDelivery)
 	in.nextDID, in.nextSeq = 1, 1
 }
 
 func (in *clientInbound) hasState() bool {
-	return len(in.awaitingRel) > 0 || in.pendingByID.len() > 0
+	return in.awaitingRel.len() > 0 || in.pendingByID.len() > 0
 }
 
 // connLost forgets the acks owed on the closed connection; the deliveries
@@ -49,12 +46,7 @@ func (in *clientInbound) connLost() {
 
 // sortedRelIDs lists the awaiting-PUBREL ids in increasing order.
 func (in *clientInbound) sortedRelIDs() []uint16 {
-	ids := make([]uint16, 0, len(in.awaitingRel))
-	for id := range in.awaitingRel {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	return in.awaitingRel.ids()
 }
 
 // handlePublish receives a PUBLISH: QoS 0 is delivered; QoS 1/2 is
@@ -96,7 +88,7 @@ func (c *Client) receiveQoS1(p *packet.Publish) {
 
 // receiveQoS2 is Method B: deliver on PUBLISH, keep the id until PUBREL.
 func (c *Client) receiveQoS2(p *packet.Publish) {
-	if _, ok := c.in.awaitingRel[p.PacketID]; ok {
+	if c.in.awaitingRel.has(p.PacketID) {
 		// [MQTT-4.3.3-10] a duplicate before PUBREL: PUBREC again, no clientDelivery.
 		c.sendAck(packet.PUBREC, p.PacketID, 0)
 		return
@@ -120,7 +112,7 @@ func (c *Client) deliverPending(p *packet.Publish) {
 	d := c.dels.get()
 	*d = clientDelivery{did: c.deliver(p), id: p.PacketID, qos: p.QoS, conn: c.conn}
 	c.in.pendingByID.set(d.id, d)
-	c.in.byDelivery[d.did] = d
+	c.in.byDelivery.push(d)
 	c.in.ackQueue = append(c.in.ackQueue, d)
 }
 
@@ -161,11 +153,10 @@ func (c *Client) deliver(p *packet.Publish) DeliveryID {
 // of a clientDelivery the client no longer tracks (before-callback, or a discarded
 // session) does nothing; an Ack whose connection closed sends nothing.
 func (c *Client) handleAck(e Ack) {
-	d := c.in.byDelivery[e.Delivery]
+	d := c.in.byDelivery.take(e.Delivery)
 	if d == nil {
 		return
 	}
-	delete(c.in.byDelivery, e.Delivery)
 	if c.in.pendingByID.get(d.id) == d {
 		c.in.pendingByID.del(d.id)
 	}
@@ -214,7 +205,7 @@ func (c *Client) flushAcks() {
 func (c *Client) awaitRel(id uint16) {
 	seq := c.in.nextSeq
 	c.in.nextSeq++
-	c.in.awaitingRel[id] = seq
+	c.in.awaitingRel.put(id, seq)
 	if c.cfg.Policy.IncomingQoS2 == QoS2Durable {
 		c.persistPut(clientInKey(id), c.arena.take(clientAppendIn(c.arena.free, seq)))
 	}
@@ -225,11 +216,11 @@ func (c *Client) awaitRel(id uint16) {
 // swallow a new message), then PUBCOMP [MQTT-4.3.3-11]. An unknown id
 // follows the UnknownPubrel policy.
 func (c *Client) handlePubrel(p *packet.Pubrel) {
-	if _, ok := c.in.awaitingRel[p.PacketID]; !ok {
+	if !c.in.awaitingRel.has(p.PacketID) {
 		c.unknownPubrel(p.PacketID)
 		return
 	}
-	delete(c.in.awaitingRel, p.PacketID)
+	c.in.awaitingRel.del(p.PacketID)
 	if c.cfg.Policy.IncomingQoS2 == QoS2Durable {
 		c.persistDelete(clientInKey(p.PacketID))
 	}
@@ -255,9 +246,9 @@ func (c *Client) discardIncoming() {
 			c.persistDelete(clientInKey(id))
 		}
 	}
-	clear(c.in.awaitingRel)
+	c.in.awaitingRel.reset()
 	c.in.pendingByID.reset()
-	clear(c.in.byDelivery)
+	c.in.byDelivery.reset()
 	c.in.connLost()
 }
 
@@ -266,8 +257,8 @@ func (c *Client) discardIncoming() {
 // that lost that state would (the situation of coreMQTT #271). Durable
 // records are left alone.
 func (c *Client) LoseIncomingQoS2State() {
-	clear(c.in.awaitingRel)
+	c.in.awaitingRel.reset()
 	c.in.pendingByID.reset()
-	clear(c.in.byDelivery)
+	c.in.byDelivery.reset()
 	c.in.connLost()
 }

@@ -204,7 +204,8 @@ func (c *Client) restore(recs []Record) error {
 		o.nextRel = max(o.nextRel, m.relSeq+1)
 		o.ids.SetLast(m.id)
 	}
-	for _, seq := range c.in.awaitingRel {
+	for _, id := range c.in.awaitingRel.ids() {
+		seq, _ := c.in.awaitingRel.get(id)
 		c.in.nextSeq = max(c.in.nextSeq, seq+1)
 	}
 	c.hasSession = c.marker || c.hasState()
@@ -241,7 +242,7 @@ func (c *Client) restoreOne(r Record) error {
 		if err != nil {
 			return err
 		}
-		c.in.awaitingRel[id] = seq
+		c.in.awaitingRel.put(id, seq)
 	default:
 		return fmt.Errorf("unknown key")
 	}
