@@ -172,16 +172,17 @@ func (t *tracer) putInt(v int64) {
 // digits appends v in decimal straight into the buffer, small numbers digit
 // by digit; the caller has checked that 20 bytes are free.
 func (t *tracer) digits(v int64) {
-	b := t.buf[t.n:]
-	switch {
-	case v >= 0 && v < 10:
-		b[0] = byte('0' + v)
+	b := (*[20]byte)(t.buf[t.n:]) // one length check; constant indexes after it
+	switch u := uint64(v); {
+	case u < 10:
+		b[0] = byte('0' + u)
 		t.n++
-	case v >= 10 && v < 100:
-		b[0], b[1] = byte('0'+v/10), byte('0'+v%10)
+	case u < 100:
+		b[0], b[1] = decPairs[u*2], decPairs[u*2+1]
 		t.n += 2
-	case v >= 100 && v < 1000:
-		b[0], b[1], b[2] = byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10)
+	case u < 1000:
+		r := (u % 100) * 2
+		b[0], b[1], b[2] = byte('0'+u/100), decPairs[r], decPairs[r+1]
 		t.n += 3
 	default:
 		t.n += len(strconv.AppendInt(b[:0], v, 10))
