@@ -488,7 +488,7 @@ func (b *Broker) restoreInbound(r Record) error {
 	}
 	b.seen(seq)
 	if s := b.sessions[id]; s != nil {
-		s.inbound[pid] = 0
+		s.inbound.put(pid, 0) // no connection owes it
 		if p != nil {
 			b.pendingIn = append(b.pendingIn, *p)
 		}

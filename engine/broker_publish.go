@@ -16,7 +16,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	}
 	s := c.sess
 	if p.QoS == 2 {
-		if _, dup := s.inbound[p.PacketID]; dup {
+		if s.inbound.has(p.PacketID) {
 			b.send(c, b.pkts.ack(packet.PUBREC, p.PacketID, 0)) // [MQTT-4.3.3-10] not forwarded again
 			return
 		}
@@ -35,7 +35,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	msg := newBrokerMsg(&b.bytes, topic, p.Payload, &p.Props, c.version == packet.V5)
 	msg.startExpiry(b.now)
 	if p.QoS == 2 {
-		s.inbound[p.PacketID] = c.id
+		s.inbound.put(p.PacketID, uint64(c.id))
 		c.inQoS2++
 		b.beginInbound(s, p.PacketID, &msg, p.Retain)
 	}
@@ -140,13 +140,13 @@ func (b *Broker) redoInbound(p brokerPendingIn) {
 // the legacy policy, fails the connection.
 func (b *Broker) handlePubrel(c *brokerConn, p *packet.Pubrel) {
 	s := c.sess
-	conn, ok := s.inbound[p.PacketID]
+	conn, ok := s.inbound.get(p.PacketID)
 	if !ok {
 		b.unknownAck(c, b.pol.UnknownPubrel, b.pkts.ack(packet.PUBCOMP, p.PacketID, b.notFound(c)), "PUBREL", p.PacketID)
 		return
 	}
-	delete(s.inbound, p.PacketID)
-	if conn == c.id {
+	s.inbound.del(p.PacketID)
+	if ConnID(conn) == c.id {
 		c.inQoS2--
 	}
 	b.delInbound(s, p.PacketID)

@@ -23,7 +23,7 @@ type brokerSession struct {
 	inflBase []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
 	heldIdx  int                   // no inflight entry below it waits to be sent on conn
 	queue    []brokerOut           // outbound QoS 1/2 messages waiting, FIFO
-	inbound  map[uint16]ConnID     // QoS 2 ids received and awaiting PUBREL (Method B)
+	inbound  seqTable              // QoS 2 ids received and awaiting PUBREL (Method B), with the ConnID that owes it (0: none)
 	ids      IDAllocator           // outbound packet ids
 
 	will        *brokerWill
@@ -194,9 +194,8 @@ func (b *Broker) assignID() string {
 // newSession creates and registers an empty session.
 func (b *Broker) newSession(id string) *brokerSession {
 	s := &brokerSession{
-		id:      id,
-		subs:    make(map[string]subOptions),
-		inbound: make(map[uint16]ConnID),
+		id:   id,
+		subs: make(map[string]subOptions),
 	}
 	s.ids.Mutations = b.pol.Mutations & MutReuseInflightID
 	b.sessions[id] = s
@@ -231,7 +230,7 @@ func (b *Broker) dropRecords(s *brokerSession) {
 	for i := range s.queue {
 		b.store.del(b.outRecKey(s, &s.queue[i]))
 	}
-	for _, id := range sortedKeys(s.inbound) {
+	for _, id := range s.inbound.ids() {
 		b.store.del(b.inKey(s.id, id))
 	}
 	b.store.del(keySession(s.id))

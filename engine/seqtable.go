@@ -5,14 +5,15 @@ import (
 	"slices"
 )
 
-// seqTable maps packet ids to sequence numbers, like idTable: a slice
-// indexed by id for ids below idTableDirect, grown to the highest such id
-// set, and a map for the rest. A stored value may be anything, 0 included
-// (a sequence restored from a record), so a slot holds the sequence plus
-// one, 0 meaning absent; the one sequence that cannot be shifted,
-// math.MaxUint64, goes to the map whatever its id. An id is in the slice or
-// in the map, never both. It replaces a map[uint16]uint64 on the
-// per-packet paths.
+// seqTable maps packet ids to uint64 values (a client's sequence numbers,
+// a broker session's ConnIDs; called sequences below), like idTable: a
+// slice indexed by id for ids below idTableDirect, grown to the highest
+// such id set, and a map for the rest. A stored value may be anything, 0
+// included (a sequence restored from a record, a ConnID of none), so a
+// slot holds the sequence plus one, 0 meaning absent; the one sequence that
+// cannot be shifted, math.MaxUint64, goes to the map whatever its id. An id
+// is in the slice or in the map, never both. It replaces a
+// map[uint16]uint64 on the per-packet paths.
 type seqTable struct {
 	s []uint64          // sequence+1 by id; 0: absent
 	m map[uint16]uint64 // the other ids, created at the first
