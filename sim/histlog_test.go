@@ -11,6 +11,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/internal/histpkt"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -192,6 +194,27 @@ func TestInternIDRecentCache(t *testing.T) {
 		}
 		if len(w.strs.strs) != len(first)+1 {
 			rt.Fatalf("%d strings kept for %d distinct ones", len(w.strs.strs)-1, len(first))
+		}
+	})
+}
+
+// TestCompactPacketAcks holds compactPacket's fast path for PUBACK, PUBREC,
+// PUBREL and PUBCOMP equal to the record histpkt.Split's description gives.
+func TestCompactPacketAcks(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		id := rapid.Uint16().Draw(rt, "id")
+		rc := packet.ReasonCode(rapid.Uint8().Draw(rt, "rc"))
+		for _, p := range []packet.Packet{
+			&packet.Puback{PacketID: id, Reason: rc}, &packet.Pubrec{PacketID: id, Reason: rc},
+			&packet.Pubrel{PacketID: id, Reason: rc}, &packet.Pubcomp{PacketID: id, Reason: rc},
+		} {
+			w := &World{strs: newStrTable()}
+			s := histpkt.Split(p).Scalars
+			want := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason,
+				flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean)}
+			if got := w.compactPacket(p); got != want {
+				rt.Fatalf("%T: compactPacket %+v, Split gives %+v", p, got, want)
+			}
 		}
 	})
 }
