@@ -222,9 +222,12 @@ func (s *brokerSession) dropInflight(i int) {
 	case n == 1:
 		s.inflight[0] = brokerOut{}
 		s.inflight = s.inflBase[:0] // empty: the whole array again
-	case i == 0:
-		// The usual ack, of the oldest message: the window slides
-		// (pushInflight reclaims the front), nothing is moved.
+	case i < n/2:
+		// The usual ack, of one of the oldest messages: those before it
+		// move up one and the window slides (pushInflight reclaims the
+		// front); fewer moves of pointer-holding structs than shifting
+		// the rest down.
+		copy(s.inflight[1:i+1], s.inflight[:i])
 		s.inflight[0] = brokerOut{}
 		s.inflight = s.inflight[1:]
 	default:
