@@ -79,14 +79,14 @@ func (w *World) traceEvent(n *node, ev engine.Event) {
 	case engine.Publish:
 		t.beginW(now, n.name, wCmdPublish)
 		t.num(int64(e.Cmd))
-		t.str(kTopic.s, e.Topic)
+		t.strW(kTopic, e.Topic)
 		t.intW(kQoS, int64(e.QoS))
 		t.intW(kLen, int64(len(e.Payload)))
 	case engine.Subscribe:
 		t.beginW(now, n.name, wCmdSubscribe)
 		t.num(int64(e.Cmd))
 		for _, s := range e.Subs {
-			t.str(kFilter.s, s.Filter)
+			t.strW(kFilter, s.Filter)
 			t.intW(kQoS, int64(s.QoS))
 		}
 	case engine.Unsubscribe:
@@ -123,12 +123,12 @@ func (w *World) traceAction(n *node, a engine.Action) {
 		t.beginW(now, n.name, wClose)
 		t.num(int64(a.Conn))
 		if a.Reason != nil {
-			t.str(kReason.s, a.Reason.Error())
+			t.strW(kReason, a.Reason.Error())
 		}
 	case engine.Persist:
 		t.beginW(now, n.name, wPersist)
 		t.num(int64(a.Op))
-		t.str(kKey.s, a.Key)
+		t.strW(kKey, a.Key)
 		t.intW(kLen, int64(len(a.Value)))
 		t.intW(kSync, boolInt(a.Sync))
 	case engine.SetTimer:
@@ -141,7 +141,7 @@ func (w *World) traceAction(n *node, a engine.Action) {
 	case engine.Deliver:
 		t.beginW(now, n.name, wDeliver)
 		t.num(int64(a.Delivery))
-		t.str(kTopic.s, a.Msg.Topic)
+		t.strW(kTopic, a.Msg.Topic)
 		t.intW(kQoS, int64(a.Msg.QoS))
 		t.intW(kDup, boolInt(a.Msg.Dup))
 		t.intW(kID, int64(a.Msg.PacketID))
@@ -151,7 +151,7 @@ func (w *World) traceAction(n *node, a engine.Action) {
 		t.intW(kResult, int64(a.Result))
 		t.intW(kSession, boolInt(a.Session))
 		if a.Err != nil {
-			t.str(kErr.s, a.Err.Error())
+			t.strW(kErr, a.Err.Error())
 		}
 	default:
 		t.beginW(now, n.name, wActionUnknown)

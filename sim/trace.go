@@ -268,6 +268,17 @@ func (t *tracer) intW(key *tword, v int64) {
 	t.digits(v)
 }
 
+// strW is str with a fixed key.
+func (t *tracer) strW(key *tword, v string) {
+	if t.n+tblock+len(v) > len(t.buf) {
+		t.str(key.s, v)
+		return
+	}
+	*(*[tblock]byte)(t.buf[t.n:]) = key.b
+	t.n += len(key.s)
+	t.n += copy(t.buf[t.n:], v)
+}
+
 // wordW appends a fixed piece as it is (its text carries its own leading
 // space).
 func (t *tracer) wordW(w *tword) {

@@ -51,7 +51,11 @@ func TestTracerMatchesReference(t *testing.T) {
 					ref.WriteString(strconv.FormatInt(v, 10))
 				case 1:
 					v := word.Draw(rt, "v")
-					tr.str(" "+key+"=", v)
+					if fixed {
+						tr.strW(tw(" "+key+"="), v)
+					} else {
+						tr.str(" "+key+"=", v)
+					}
 					ref.WriteString(" " + key + "=" + v)
 				default:
 					if fixed {
@@ -111,7 +115,7 @@ func TestTracerBufferEdges(t *testing.T) {
 			// The fixed calls at every offset: k bytes of what after the prefix.
 			what := pad[:min(k, tblock)]
 			tr.beginW(engine.Time(k), node, tw(what))
-			tr.str(" s=", pad)
+			tr.strW(tw(" s="), pad)
 			tr.intW(tw(" "+wide[2:]+"="), int64(k))
 			tr.wordW(tw(" " + wide[1:]))
 			tr.end()
