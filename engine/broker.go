@@ -102,25 +102,13 @@ type Broker struct {
 	boxes brokerActions // slab-boxed Send and Persist actions
 
 	// per-Step scratch, reused
-	acts    []brokerAct
-	nacts   int       // the length acts had at the end of the last Step (its slots still hold references)
-	out     []Action  // the slice Step returns, reused by the next Step
-	wbuf    []byte    // this Step's sent bytes, appended to sent.free
-	sent    byteArena // the blocks sent bytes are carved from, never reused
+	out     []Action  // this Step's actions, in order: the slice Step returns, reused by the next Step
+	prevOut int       // the length out had at the end of the last Step (its slots still hold references)
+	sent    byteArena // the blocks sent bytes are encoded into, never reused
 	bytes   byteArena // message copies, record values and keys, never reused
 	matches []subMatch
 	fan     []brokerFanSend
 	decs    []*packet.Decoder // decoders of closed connections, for the next ones
-}
-
-// brokerAct is one action of the current Step. Sends keep their bytes as an
-// offset into the Step's write buffer until the Step ends.
-type brokerAct struct {
-	act      Action // non-Send actions
-	conn     ConnID
-	pkt      packet.Packet
-	off, end int
-	send     bool
 }
 
 // NewBroker validates cfg and rebuilds the broker from restored, the durable
@@ -138,7 +126,6 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 		sessions: make(map[string]*brokerSession),
 		retained: make(map[string]*brokerRetained),
 		timers:   make(map[TimerID]brokerTimer),
-		acts:     make([]brokerAct, 0, stepActions),
 		out:      make([]Action, 0, stepActions),
 	}
 	b.store.init(cfg.Policy)
@@ -157,7 +144,7 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 // actions (Send.Data, Persist.Value) and the packets are never reused.
 func (b *Broker) Step(now Time, ev Event) []Action {
 	b.now = now
-	b.startBytes()
+	b.prevOut, b.out = len(b.out), b.out[:0]
 	if b.restored {
 		b.restored = false
 		b.resumeRestored()
@@ -198,8 +185,8 @@ func (b *Broker) nextSeq() uint64 {
 	return b.seq
 }
 
-// emit appends a non-Send action.
-func (b *Broker) emit(a Action) { b.acts = append(b.acts, brokerAct{act: a}) }
+// emit appends an action.
+func (b *Broker) emit(a Action) { b.out = append(b.out, a) }
 
 // send encodes p for c and appends it as a Send. With PersistEveryChange the
 // pending durable changes are flushed and synced first, so nothing leaves the
@@ -214,69 +201,55 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 
 // sendNow is send without the flush: only the legacy and mutated ack-before-
 // persist paths use it directly.
+//
+// The packet is encoded straight into the sent bytes' arena (box.go) and
+// boxed as a Send at once: its bytes are handed out, and never written
+// again, as soon as they are taken. A shared ack is not encoded: its
+// read-only wire bytes (box.go) are handed out, which relies on nobody
+// writing Send.Data.
 func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
-	off := len(b.wbuf)
-	var buf []byte
-	if w := sharedAckWire(c.version, p); w != nil {
-		buf = append(b.wbuf, w...) // encoded once for all (box.go)
-	} else {
-		var err error
-		if buf, err = packet.Append(b.wbuf, c.version, p); err != nil {
-			b.wbuf = b.wbuf[:off]
+	data := sharedAckWire(c.version, p) // encoded once for all (box.go)
+	if data == nil {
+		b.sent.reserve(sendRoom(p))
+		buf, err := packet.Append(b.sent.free, c.version, p)
+		if err != nil || (c.maxOut > 0 && uint32(len(buf)) > c.maxOut) {
+			// [MQTT-3.1.2-25] never send a packet larger than the client's
+			// maximum. The space written is not handed out: later packets
+			// reuse it.
 			return false
 		}
+		data = b.sent.take(buf)
+	} else if c.maxOut > 0 && uint32(len(data)) > c.maxOut {
+		return false // [MQTT-3.1.2-25]
 	}
-	if c.maxOut > 0 && uint32(len(buf)-off) > c.maxOut {
-		// [MQTT-3.1.2-25] never send a packet larger than the client's maximum.
-		b.wbuf = buf[:off]
-		return false
-	}
-	b.wbuf = buf
-	b.acts = append(b.acts, brokerAct{send: true, conn: c.id, pkt: p, off: off, end: len(buf)})
+	b.out = append(b.out, b.boxes.send.box(Send{Conn: c.id, Data: data, Packet: p}))
 	return true
 }
 
-// startBytes points this Step's write buffer at the free space of the sent
-// bytes' arena (box.go). Bytes once handed out in a Send are never written
-// again: later Steps only append beyond them.
-func (b *Broker) startBytes() {
-	b.sent.reserve(arenaSmall)
-	b.wbuf = b.sent.free
+// sendRoom is the arena space to make sure of before encoding p: the
+// PUBLISH's topic and payload plus room for its headers and properties, so
+// that a large message starts a fresh block instead of outgrowing the space
+// left (an encoding that outgrows it is an allocation of its own).
+func sendRoom(p packet.Packet) int {
+	if q, ok := p.(*packet.Publish); ok {
+		return len(q.Topic) + len(q.Payload) + arenaSmall
+	}
+	return arenaSmall
 }
 
-// finish turns the Step's scratch into the returned actions, reusing the
-// result slice; the sent bytes stay where they were encoded.
-//
-// The last Step's references are dropped by overwriting them, and only the
-// slots the new result does not reach are cleared: clearing a slot and then
-// writing it costs two write barriers while the GC runs.
+// finish ends the Step's actions, reusing the result slice. The last Step's
+// references were dropped by overwriting them; only the slots the new
+// result does not reach are cleared: clearing a slot and then writing it
+// costs two write barriers while the GC runs.
 func (b *Broker) finish() []Action {
-	data := b.sent.take(b.wbuf)
-	b.wbuf = nil
-	prevOut, prevActs := len(b.out), b.nacts
-	out := b.out[:0]
-	for i := range b.acts {
-		a := &b.acts[i]
-		if a.send {
-			out = append(out, b.boxes.send.box(Send{Conn: a.conn, Data: data[a.off:a.end:a.end], Packet: a.pkt}))
-		} else {
-			out = append(out, a.act)
-		}
+	n := len(b.out)
+	if n < b.prevOut {
+		clear(b.out[n:b.prevOut])
 	}
-	if len(out) < prevOut {
-		clear(b.out[len(out):prevOut])
-	}
-	b.out = out
-	n := len(b.acts)
-	if n < prevActs {
-		clear(b.acts[n:prevActs])
-	}
-	b.nacts = n
-	b.acts = b.acts[:0]
 	if n == 0 {
 		return nil
 	}
-	return out
+	return b.out
 }
 
 // sortedSessionIDs returns the session ids in order.
