@@ -136,6 +136,12 @@ func (d *Decoder) Next() (Packet, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	if d.off == len(d.buf) && d.pending == nil {
+		// Drained: the usual end of a caller's Next loop, answered
+		// without framing an empty buffer.
+		d.buf, d.off, d.scan = d.buf[:0], 0, 0
+		return nil, nil
+	}
 	p, n, err := d.decode(d.buf[d.off:])
 	if err == ErrIncomplete {
 		if d.pending != nil && d.off == len(d.buf) {
