@@ -32,13 +32,16 @@ func BenchmarkEvents(b *testing.B) {
 
 // BenchmarkSeeds reports seeds per second per core on the standard scenario
 // under swarm (a fresh seed each iteration, plan generation included), and
-// virtual time per wall time: the world alone, then with the model check.
+// virtual time per wall time: the world alone; the world and its trace's
+// checksum (rendered from the tape, as a campaign does for every seed); and
+// the world, its checksum and the model check (a campaign's whole seed).
 func BenchmarkSeeds(b *testing.B) {
-	b.Run("world", func(b *testing.B) { benchSeeds(b, true) })
-	b.Run("checked", func(b *testing.B) { benchSeeds(b, false) })
+	b.Run("world", func(b *testing.B) { benchSeeds(b, true, false) })
+	b.Run("hashed", func(b *testing.B) { benchSeeds(b, true, true) })
+	b.Run("checked", func(b *testing.B) { benchSeeds(b, false, true) })
 }
 
-func benchSeeds(b *testing.B, skipCheck bool) {
+func benchSeeds(b *testing.B, skipCheck, hash bool) {
 	var virtual, events int64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -48,6 +51,9 @@ func benchSeeds(b *testing.B, skipCheck bool) {
 			b.Fatal(err)
 		}
 		r := Run(cfg, plan)
+		if hash {
+			r.Checksum()
+		}
 		virtual += int64(r.End)
 		events += r.Stats.Events
 	}

@@ -38,7 +38,7 @@ func checksums(n, workers int) ([]uint64, error) {
 			defer wg.Done()
 			for seed := range next {
 				r := runSeed(seed)
-				out[seed], errs[seed] = r.Checksum, r.Err
+				out[seed], errs[seed] = r.Checksum(), r.Err
 			}
 		}()
 	}
@@ -137,7 +137,7 @@ func TestGoldenChecksums(t *testing.T) {
 	var keys []string
 	runGoldenCases(t, func(k string, r Result) {
 		keys = append(keys, k)
-		got[k] = r.Checksum
+		got[k] = r.Checksum()
 	})
 	if *update {
 		var b strings.Builder
@@ -206,27 +206,28 @@ func TestReplayFromFile(t *testing.T) {
 		if got.Err != nil || want.Err != nil {
 			t.Fatalf("errors: %v, %v", want.Err, got.Err)
 		}
-		if got.Checksum != want.Checksum {
-			t.Errorf("replay of seed %d: checksum %016x, original %016x", cfg.Seed, got.Checksum, want.Checksum)
+		if got.Checksum() != want.Checksum() {
+			t.Errorf("replay of seed %d: checksum %016x, original %016x", cfg.Seed, got.Checksum(), want.Checksum())
 		}
 	}
 }
 
 // TestTraceHeaderFirst checks a trace starts with seed, profile and preset.
 func TestTraceHeaderFirst(t *testing.T) {
-	cfg := Config{Seed: 9, Profile: "lossy", KeepTrace: true, Scenario: "small"}
+	cfg := Config{Seed: 9, Profile: "lossy", Scenario: "small"}
 	plan, _ := Generate(cfg)
 	r := Run(cfg, plan)
-	first, _, _ := strings.Cut(r.Trace, "\n")
+	text := r.Trace()
+	first, _, _ := strings.Cut(text, "\n")
 	if first != "# seed 9 profile lossy preset fixed scenario small version 5" {
 		t.Errorf("trace starts %q", first)
 	}
 	var h uint64 = fnvOffset64
-	for _, b := range []byte(r.Trace) {
+	for _, b := range []byte(text) {
 		h ^= uint64(b)
 		h *= fnvPrime64
 	}
-	if h != r.Checksum {
-		t.Errorf("checksum %016x is not the FNV-64a of the trace text (%016x)", r.Checksum, h)
+	if got := r.Checksum(); h != got {
+		t.Errorf("checksum %016x is not the FNV-64a of the trace text (%016x)", got, h)
 	}
 }

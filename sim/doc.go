@@ -65,18 +65,23 @@
 //
 // Output: a model.History (the model package's vocabulary), a trace (one line
 // per event and action, with virtual time, headed by seed, profile and
-// preset) and the FNV-64a checksum of the trace, computed incrementally; the
-// full text is kept only with Config.KeepTrace.
+// preset) and the FNV-64a checksum of the trace text.
 //
-// The history is recorded as compact, pointer-free records (histlog.go) and
-// built into model.Events only when Result.History or World.History is
-// called: a seed records thousands of events, and as model.Events (ten
+// Both are recorded compactly during the run and built only when asked for,
+// which is why Result.History, Result.Trace and Result.Checksum are methods
+// (DESIGN.md has Result carry them as fields). The history is kept as
+// pointer-free records (histlog.go) and built into model.Events on the first
+// History call: a seed records thousands of events, and as model.Events (ten
 // strings each) they were the largest object of a run and a large share of
-// the collector's work. DESIGN.md has Result carry the history as a field;
-// it is a method here for that reason. The checksum stays the FNV-64a of the
-// trace text, byte for byte as the issue asks, though hashing is a tenth of
-// a seed's CPU: a user can check it against any saved trace with a stock
-// FNV-64a.
+// the collector's work. The trace is kept as a tape of the calls that write
+// it (tape.go), about a third of the text's size, and replayed through the
+// text formatter when Trace or Checksum is called: formatting and hashing
+// each line as it was written took a fifth of a seed's CPU, most of it in
+// FNV-64a's serial multiply per byte. A campaign, which records every seed's
+// checksum, still pays for the hashing; a run whose caller reads only the
+// verdict does not. The checksum stays the FNV-64a of the trace text, byte
+// for byte as the issue asks: a user can check it against any saved trace
+// with a stock FNV-64a.
 //
 // The package has no goroutines, channels, timers, package-level randomness or
 // map-order dependence: the same config and plan give the same checksum on any

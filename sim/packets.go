@@ -57,7 +57,7 @@ var (
 
 // traceEvent writes the trace line of an event fed to n.
 func (w *World) traceEvent(n *node, ev engine.Event) {
-	t, now := &w.tr, w.sched.now
+	t, now := &w.tr.tape, w.sched.now
 	switch e := ev.(type) {
 	case engine.BytesReceived:
 		t.beginW(now, n.name, wBytes)
@@ -108,7 +108,7 @@ func (w *World) traceEvent(n *node, ev engine.Event) {
 
 // traceAction writes the trace line of an action of n.
 func (w *World) traceAction(n *node, a engine.Action) {
-	t, now := &w.tr, w.sched.now
+	t, now := &w.tr.tape, w.sched.now
 	switch a := a.(type) {
 	case engine.Dial:
 		t.beginW(now, n.name, wDial)
@@ -161,7 +161,7 @@ func (w *World) traceAction(n *node, a engine.Action) {
 
 // tracePacket appends a packet's type and identifying fields: " TYPE" and
 // the first key are one piece for the packets that have fields.
-func tracePacket(t *tracer, p packet.Packet) {
+func tracePacket(t *tape, p packet.Packet) {
 	switch p := p.(type) {
 	case *packet.Publish:
 		t.intW(kPublishID, int64(p.PacketID))

@@ -31,9 +31,9 @@ func (s Stats) FaultKinds() []string {
 
 // Result is the outcome of Run.
 type Result struct {
-	log      *histLog // the history, compact; History builds it
-	Checksum uint64
-	Stats    Stats
+	log   *histLog // the history, compact; History builds it
+	tr    *trace   // the trace, as a tape; Trace and Checksum render it
+	Stats Stats
 	// Quiet is true when the liveness phase reached quiescence in the bound.
 	Quiet bool
 	// End is the virtual time the run ended.
@@ -48,8 +48,25 @@ type Result struct {
 	Violations []model.Violation
 	// Err is a plan or configuration error (the run did not complete).
 	Err error
-	// Trace is the full trace when Config.KeepTrace.
-	Trace string
+}
+
+// Checksum returns the FNV-64a checksum of the run's trace text. The trace
+// is recorded as a tape and rendered on the first call (not during the run,
+// which is why it is a method); later calls return the same sum. The zero
+// Result's checksum is FNV-64a's offset basis (the sum of no text).
+func (r Result) Checksum() uint64 {
+	if r.tr == nil {
+		return fnvOffset64
+	}
+	return r.tr.checksum()
+}
+
+// Trace returns the run's trace text, rendered from its tape on each call.
+func (r Result) Trace() string {
+	if r.tr == nil {
+		return ""
+	}
+	return r.tr.text()
 }
 
 // Run builds a world, applies every op of the plan (the safety phase), then
@@ -69,11 +86,13 @@ func Run(cfg Config, plan Plan) Result {
 	return w.result(nil)
 }
 
-// reserve sizes the run's history and string table for plan: about seven or
-// eight history events per op (liveness included), and a string per
-// published message besides the few names, topics and filters.
+// reserve sizes the run's history, trace tape and string table for plan:
+// about seven or eight history events and 200 to 260 tape bytes per op
+// (liveness included), and a string per published message besides the few
+// names, topics and filters.
 func (w *World) reserve(plan Plan) {
 	w.log.recs = make([]crec, 0, 8*len(plan.Ops)+64)
+	w.tr.b = slices.Grow(w.tr.b, 288*len(plan.Ops)+1024)
 	n := len(w.strs.strs) + 16
 	for i := range plan.Ops {
 		if plan.Ops[i].Kind == OpPublish {
@@ -102,8 +121,8 @@ func (r Result) History() model.History {
 // result gathers the Result of the world.
 func (w *World) result(err error) Result {
 	r := Result{
-		log: &w.log, Checksum: w.tr.sum, Stats: w.stats, End: w.sched.now,
-		Quiet: w.quietAt >= 0, Err: err, Trace: w.Trace(),
+		log: &w.log, tr: &w.tr, Stats: w.stats, End: w.sched.now,
+		Quiet: w.quietAt >= 0, Err: err,
 		CrashPoints: make(map[string]int, len(w.nodes)),
 		Policy:      ModelPolicy(w.cfg.Preset),
 	}

@@ -222,16 +222,31 @@ func (t *tracer) word(v string) {
 // block, two machine moves instead of a call to memmove, and advance by
 // len(s).
 type tword struct {
-	s string
-	b [tblock]byte
+	s   string
+	b   [tblock]byte
+	idx byte // its index in twords (tape words name it by that)
 }
 
 // tblock is the size of a tword's block and of the prefix block.
 const tblock = 32
 
 // tw makes the tword of s (at most tblock bytes: it is for the fixed texts
-// in packets.go).
+// in packets.go) and registers it in twords, so tape words can name it. It
+// is for package-level words: twords is written only while the package
+// initialises.
 func tw(s string) *tword {
+	if len(twords) == 256 {
+		panic("sim: more twords than a tape word can name")
+	}
+	w := makeTword(s)
+	w.idx = byte(len(twords))
+	twords = append(twords, w)
+	return w
+}
+
+// makeTword makes the tword of s without registering it (for tests of the
+// tracer alone).
+func makeTword(s string) *tword {
 	if len(s) > tblock {
 		panic("sim: tword longer than its block: " + s)
 	}
@@ -239,6 +254,9 @@ func tw(s string) *tword {
 	copy(w.b[:], s)
 	return w
 }
+
+// noWord is the tword of tape calls that name none.
+var noWord = tw("")
 
 // beginW is begin with a fixed what. Its fast path copies the cached
 // prefix and what as blocks.

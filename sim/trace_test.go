@@ -28,7 +28,7 @@ func TestTracerMatchesReference(t *testing.T) {
 			node := rapid.OneOf(word, rapid.SampledFrom([]string{"a", "b"})).Draw(rt, "node")
 			what := word.Draw(rt, "what")
 			if len(what) <= tblock && rapid.Bool().Draw(rt, "fixed") {
-				tr.beginW(now, node, tw(what))
+				tr.beginW(now, node, makeTword(what))
 			} else {
 				tr.begin(now, node, what)
 			}
@@ -41,7 +41,7 @@ func TestTracerMatchesReference(t *testing.T) {
 				switch rapid.IntRange(0, 3).Draw(rt, "kind") {
 				case 0:
 					if fixed {
-						tr.intW(tw(" "+key+"="), v)
+						tr.intW(makeTword(" "+key+"="), v)
 					} else {
 						tr.int(" "+key+"=", v)
 					}
@@ -52,14 +52,14 @@ func TestTracerMatchesReference(t *testing.T) {
 				case 1:
 					v := word.Draw(rt, "v")
 					if fixed {
-						tr.strW(tw(" "+key+"="), v)
+						tr.strW(makeTword(" "+key+"="), v)
 					} else {
 						tr.str(" "+key+"=", v)
 					}
 					ref.WriteString(" " + key + "=" + v)
 				default:
 					if fixed {
-						tr.wordW(tw(" " + key))
+						tr.wordW(makeTword(" " + key))
 					} else {
 						tr.word(key)
 					}
@@ -103,21 +103,21 @@ func TestTracerBufferEdges(t *testing.T) {
 			ref.WriteString(strconv.Itoa(k) + " " + node + " " + pad)
 			for _, v := range []int64{math.MinInt64, math.MaxInt64, 7, -7, 0, 10, 99, 100, 999, 1000} {
 				tr.int(" k=", v)
-				tr.intW(tw(" kw="), v)
+				tr.intW(makeTword(" kw="), v)
 				tr.num(v)
 				ref.WriteString(" k=" + strconv.FormatInt(v, 10) + " kw=" + strconv.FormatInt(v, 10) + strconv.FormatInt(v, 10))
 			}
 			tr.str(" s=", pad)
 			tr.word("w")
-			tr.wordW(tw(" " + wide[1:]))
+			tr.wordW(makeTword(" " + wide[1:]))
 			tr.end()
 			ref.WriteString(" s=" + pad + " w " + wide[1:] + "\n")
 			// The fixed calls at every offset: k bytes of what after the prefix.
 			what := pad[:min(k, tblock)]
-			tr.beginW(engine.Time(k), node, tw(what))
-			tr.strW(tw(" s="), pad)
-			tr.intW(tw(" "+wide[2:]+"="), int64(k))
-			tr.wordW(tw(" " + wide[1:]))
+			tr.beginW(engine.Time(k), node, makeTword(what))
+			tr.strW(makeTword(" s="), pad)
+			tr.intW(makeTword(" "+wide[2:]+"="), int64(k))
+			tr.wordW(makeTword(" " + wide[1:]))
 			tr.end()
 			ref.WriteString(strconv.Itoa(k) + " " + node + " " + what + " s=" + pad + " " + wide[2:] + "=" + strconv.Itoa(k) + " " + wide[1:] + "\n")
 		}

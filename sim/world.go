@@ -45,9 +45,6 @@ type Config struct {
 	// LivenessBound is how long, in virtual time, the liveness phase may take
 	// to reach quiescence; default 10 minutes.
 	LivenessBound engine.Duration
-	// KeepTrace keeps the full trace text (Trace); the checksum is always
-	// computed.
-	KeepTrace bool
 	// SkipCheck leaves Result.Violations empty: the model check is not run
 	// (for raw-speed benchmarks and for drivers that check themselves).
 	SkipCheck bool
@@ -163,7 +160,7 @@ type World struct {
 	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
 	phase  phase
 	log    histLog
-	tr     tracer
+	tr     trace
 	stats  Stats
 	obs    observer
 	crashK int32       // exhaustive-mode node index, -1 if none
@@ -187,7 +184,7 @@ func New(cfg Config) (*World, error) {
 	w := &World{
 		cfg: cfg, prof: prof.resolve(pr), scen: scen, rnd: run,
 		byName: make(map[string]int32), phase: phaseSafety,
-		tr: newTracer(cfg.KeepTrace), crashK: -1, quietAt: -1,
+		crashK: -1, quietAt: -1,
 	}
 	w.stats.Faults = make(map[string]int)
 	w.strs = newStrTable()
@@ -254,11 +251,11 @@ func (w *World) Now() engine.Time { return w.sched.now }
 // History returns the history so far.
 func (w *World) History() model.History { return w.log.history() }
 
-// Trace returns the trace text (empty unless Config.KeepTrace).
-func (w *World) Trace() string { return string(w.tr.text) }
+// Trace returns the trace text so far, rendered from the run's tape.
+func (w *World) Trace() string { return w.tr.text() }
 
-// Checksum returns the FNV-64a checksum of the trace so far.
-func (w *World) Checksum() uint64 { return w.tr.sum }
+// Checksum returns the FNV-64a checksum of the trace text so far.
+func (w *World) Checksum() uint64 { return w.tr.checksum() }
 
 // Profile returns the resolved fault profile (swarm's drawn probabilities).
 func (w *World) Profile() Profile { return w.prof }

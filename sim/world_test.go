@@ -91,7 +91,7 @@ func TestPartitionHoldsBytesUntilHeal(t *testing.T) {
 
 func TestChunkedDeliveryStillDecodes(t *testing.T) {
 	prof := calmWith(func(p *Profile) { p.ChunkPPM = 1_000_000 })
-	w := mustWorld(t, Config{Seed: 5, Custom: prof, KeepTrace: true}, setup...)
+	w := mustWorld(t, Config{Seed: 5, Custom: prof}, setup...)
 	apply(t, w, "publish p1 topic=t/a qos=1 msg=p1-1", "publish p1 topic=t/a qos=2 msg=p1-2", "advance 1s")
 	if w.Stats().Faults["chunked"] == 0 {
 		t.Fatal("no packet was chunked")
@@ -310,8 +310,8 @@ func TestSourceOverrideRuns(t *testing.T) {
 		if a.Err != nil {
 			t.Fatalf("bytes %d: %v", i, a.Err)
 		}
-		if a.Checksum != b.Checksum {
-			t.Errorf("bytes %d: the same bytes gave checksums %016x and %016x", i, a.Checksum, b.Checksum)
+		if a.Checksum() != b.Checksum() {
+			t.Errorf("bytes %d: the same bytes gave checksums %016x and %016x", i, a.Checksum(), b.Checksum())
 		}
 	}
 	cfg := Config{Source: maxSource{}, Profile: "swarm", Scenario: "small", LivenessBound: 60 * engine.Second}

@@ -377,7 +377,7 @@ func runSeed(w world, seed uint64) (res seedResult) {
 		}
 	}()
 	r := sim.Run(cfg, plan)
-	res.rec.Checksum = checksumHex(r.Checksum)
+	res.rec.Checksum = checksumHex(r.Checksum())
 	res.rec.Stats = statsOf(r.Stats)
 	if r.Err != nil {
 		res.rec.Error = r.Err.Error()

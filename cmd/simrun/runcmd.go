@@ -146,13 +146,12 @@ func (e *env) cmdReplay(args []string) int {
 // execute runs plan under cfg, judges it by j, prints the summary and returns
 // the exit status: 1 when a promised invariant was violated.
 func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out outputFlags, replay string) int {
-	cfg.KeepTrace = out.trace != ""
 	r := sim.Run(cfg, plan)
 	if r.Err != nil {
 		return e.fail(cmd, r.Err)
 	}
 	if out.trace != "" {
-		if err := writeUserFile(out.trace, []byte(r.Trace)); err != nil {
+		if err := writeUserFile(out.trace, []byte(r.Trace())); err != nil {
 			return e.fail(cmd, fmt.Errorf("writing the trace: %w", err))
 		}
 	}

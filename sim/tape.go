@@ -1,0 +1,304 @@
+package sim
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// tape records the trace during a run as the calls that write it, in a
+// compact byte code, and renders them into text, and the text into its
+// FNV-64a checksum, only when the trace or the checksum is asked for.
+// Formatting numbers and hashing every byte as it was written took a fifth
+// of a seed's CPU, most of it in FNV-64a's serial multiply per byte; a
+// campaign asks for the checksum of every seed and still pays for it, a
+// raw-speed run or a property test that only reads the verdict does not.
+// The tape is one pointer-free byte slice, about a third of the text's size,
+// so the collector never scans it.
+//
+// The tape has the tracer's writing methods (begin, beginW, num, intW, ...)
+// and is replayed through a tracer, so the text has one formatter. A replay
+// only has to give the same bytes, so the tape records a line's time and
+// node only when they change.
+//
+// A call is its op byte, then the index of its tword for the ops that have
+// one, then its value as a uvarint: a number, a time as the zigzag varint of
+// its change, a node's index in nodes, or a string's length followed by its
+// bytes.
+type tape struct {
+	b     []byte
+	nodes []string // node names, by index
+	at    engine.Time
+	node  string
+	began bool // at and node hold the last line's
+}
+
+// The ops of a tape.
+const (
+	opTime    = iota // the next lines' time changes by a zigzag varint
+	opNode           // the next lines' node: its index in nodes
+	opBegin          // begin a line with a string
+	opBeginW         // begin a line with a tword
+	opNum            // a number
+	opIntW           // a tword, then a number
+	opStrW           // a tword, then a string
+	opPut            // a string
+	opPutByte        // a byte
+	opEnd            // end the line
+)
+
+// callRoom is the most bytes a call other than a string's bytes takes: op,
+// tword, and a ten-byte uvarint.
+const callRoom = 12
+
+// twords lists every registered tword by index; tw registers them.
+var twords []*tword
+
+// room makes sure n more bytes fit without growing the slice on the way.
+func (t *tape) room(n int) {
+	if cap(t.b)-len(t.b) < n {
+		t.b = slices.Grow(t.b, max(n, len(t.b)))
+	}
+}
+
+// call appends an op without a tword and its value; the fast path, a value
+// of one byte with room to spare, is inlined into the callers.
+func (t *tape) call(op byte, v uint64) {
+	if b := t.b; v < 0x80 && len(b)+2 <= cap(b) {
+		b = b[:len(b)+2]
+		b[len(b)-2], b[len(b)-1] = op, byte(v)
+		t.b = b
+		return
+	}
+	t.callLong(op, v)
+}
+
+// callLong is call with a value of any size.
+func (t *tape) callLong(op byte, v uint64) {
+	t.room(callRoom)
+	t.b = binary.AppendUvarint(append(t.b, op), v)
+}
+
+// callW appends an op, its tword and its value, with call's fast path.
+func (t *tape) callW(op byte, w *tword, v uint64) {
+	if b := t.b; v < 0x80 && len(b)+3 <= cap(b) {
+		b = b[:len(b)+3]
+		b[len(b)-3], b[len(b)-2], b[len(b)-1] = op, w.idx, byte(v)
+		t.b = b
+		return
+	}
+	t.callWLong(op, w, v)
+}
+
+// callWLong is callW with a value of any size.
+func (t *tape) callWLong(op byte, w *tword, v uint64) {
+	t.room(callRoom)
+	t.b = binary.AppendUvarint(append(t.b, op, w.idx), v)
+}
+
+// line records a line's time and node when they differ from the last line's.
+func (t *tape) line(now engine.Time, node string) {
+	if t.began && now == t.at && node == t.node {
+		return
+	}
+	if !t.began || now != t.at {
+		t.room(callRoom)
+		t.b = binary.AppendVarint(append(t.b, opTime), int64(now-t.at))
+		t.at = now
+	}
+	if !t.began || node != t.node {
+		t.call(opNode, uint64(t.nodeIndex(node)))
+		t.node = node
+	}
+	t.began = true
+}
+
+// nodeIndex returns node's index in nodes, adding it.
+func (t *tape) nodeIndex(node string) int {
+	for i, n := range t.nodes {
+		if n == node {
+			return i
+		}
+	}
+	t.nodes = append(t.nodes, node)
+	return len(t.nodes) - 1
+}
+
+// text appends a string's length and bytes.
+func text[S string | []byte](t *tape, s S) {
+	t.room(callRoom + len(s))
+	t.b = append(binary.AppendUvarint(t.b, uint64(len(s))), s...)
+}
+
+// begin starts a line: "<virtual ns> <node> <what>".
+func (t *tape) begin(now engine.Time, node, what string) {
+	t.line(now, node)
+	t.b = append(t.b, opBegin)
+	text(t, what)
+}
+
+// beginW is begin with a fixed what.
+func (t *tape) beginW(now engine.Time, node string, what *tword) {
+	t.line(now, node)
+	t.b = append(t.b, opBeginW, what.idx)
+}
+
+// num appends v in decimal.
+func (t *tape) num(v int64) { t.call(opNum, uint64(v)) }
+
+// intW appends a fixed key and v in decimal.
+func (t *tape) intW(key *tword, v int64) { t.callW(opIntW, key, uint64(v)) }
+
+// int appends key (" name=") and v in decimal.
+func (t *tape) int(key string, v int64) {
+	t.put(key)
+	t.num(v)
+}
+
+// strW appends a fixed key and v.
+func (t *tape) strW(key *tword, v string) {
+	t.room(2)
+	t.b = append(t.b, opStrW, key.idx)
+	text(t, v)
+}
+
+// str appends key (" name=") and v.
+func (t *tape) str(key, v string) {
+	t.put(key)
+	t.put(v)
+}
+
+// word appends " word".
+func (t *tape) word(v string) {
+	t.putByte(' ')
+	t.put(v)
+}
+
+// wordW appends a fixed piece as it is.
+func (t *tape) wordW(w *tword) { t.callW(opStrW, w, 0) }
+
+// put appends s.
+func (t *tape) put(s string) {
+	t.b = append(t.b, opPut)
+	text(t, s)
+}
+
+// putBytes appends b.
+func (t *tape) putBytes(b []byte) {
+	t.b = append(t.b, opPut)
+	text(t, b)
+}
+
+// putByte appends c.
+func (t *tape) putByte(c byte) { t.call(opPutByte, uint64(c)) }
+
+// end finishes the line.
+func (t *tape) end() { t.b = append(t.b, opEnd) }
+
+// raw adds a whole line (the header).
+func (t *tape) raw(s string) {
+	t.put(s)
+	t.end()
+}
+
+// player replays a tape into a tracer, from where it stopped last: the
+// checksum of the trace so far can be asked for again as the run goes on.
+type player struct {
+	tr   tracer
+	pos  int         // tape bytes replayed
+	at   engine.Time // the time of the next line
+	node string      // the node of the next line
+}
+
+// newPlayer returns a player whose tracer keeps the text when keep is set.
+func newPlayer(keep bool) *player { return &player{tr: newTracer(keep)} }
+
+// play replays the calls of t not yet replayed. The tape is the world's own
+// writing, so it is well formed.
+func (p *player) play(t *tape) {
+	b, r := t.b, &p.tr
+	i := p.pos
+	for i < len(b) {
+		op := b[i]
+		i++
+		switch op {
+		case opEnd:
+			r.end()
+		case opBeginW:
+			r.beginW(p.at, p.node, twords[b[i]])
+			i++
+		case opIntW:
+			w := twords[b[i]]
+			v, n := uvarint(b[i+1:])
+			i += 1 + n
+			r.intW(w, int64(v))
+		case opNum:
+			v, n := uvarint(b[i:])
+			i += n
+			r.num(int64(v))
+		case opStrW:
+			r.wordW(twords[b[i]])
+			i = p.text(b, i+1)
+		case opPut:
+			i = p.text(b, i)
+		case opBegin:
+			r.begin(p.at, p.node, "")
+			i = p.text(b, i)
+		case opPutByte:
+			v, n := uvarint(b[i:])
+			i += n
+			r.putByte(byte(v))
+		case opTime:
+			d, n := binary.Varint(b[i:])
+			i += n
+			p.at += engine.Time(d)
+		case opNode:
+			v, n := uvarint(b[i:])
+			i += n
+			p.node = t.nodes[v]
+		}
+	}
+	p.pos = i
+}
+
+// text replays the string at b[i:] (its length, then its bytes) and returns
+// the index after it.
+func (p *player) text(b []byte, i int) int {
+	l, n := uvarint(b[i:])
+	i += n
+	p.tr.putBytes(b[i : i+int(l)])
+	return i + int(l)
+}
+
+// uvarint is binary.Uvarint with the one-byte case inlined.
+func uvarint(b []byte) (uint64, int) {
+	if b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
+// trace is a run's trace: its tape, and the hash-only player behind
+// checksum, made on the first call.
+type trace struct {
+	tape
+	sum *player
+}
+
+// checksum returns the FNV-64a checksum of the trace so far, replaying only
+// what was recorded since the last call.
+func (t *trace) checksum() uint64 {
+	if t.sum == nil {
+		t.sum = newPlayer(false)
+	}
+	t.sum.play(&t.tape)
+	return t.sum.tr.sum
+}
+
+// text renders the whole trace so far.
+func (t *trace) text() string {
+	p := newPlayer(true)
+	p.play(&t.tape)
+	return string(p.tr.text)
+}
