@@ -61,22 +61,33 @@ type actionSlab[T Action] struct {
 
 // box returns v as an Action.
 func (s *actionSlab[T]) box(v T) Action {
+	p, a := s.slot()
+	*p = v
+	return a
+}
+
+// slot returns a zero T of its own and the Action boxing it. The caller
+// fills the T's fields before the Action leaves the engine (before Step
+// returns) and never writes it afterwards. Filling fields in the caller's
+// concrete code spares the generic whole-struct copy of box (a typed memory
+// move, with a bulk write barrier while the GC marks) on the hot Send and
+// Persist paths.
+func (s *actionSlab[T]) slot() (*T, Action) {
 	if len(s.free) == 0 {
-		s.n = nextBlock(s.n, unsafe.Sizeof(v))
+		var zero T
+		s.n = nextBlock(s.n, unsafe.Sizeof(zero))
 		s.free = make([]T, s.n)
 		if s.tab == nil {
-			var zero T
 			proto := Action(zero)
 			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
 		}
 	}
 	p := &s.free[0]
-	*p = v
 	s.free = s.free[1:]
 	var a Action
 	w := (*ifaceWords)(unsafe.Pointer(&a))
 	w.tab, w.data = s.tab, unsafe.Pointer(p)
-	return a
+	return p, a
 }
 
 // boxShared returns *p as an Action without copying it: p must never be

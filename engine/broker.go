@@ -222,7 +222,9 @@ func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 	} else if c.maxOut > 0 && uint32(len(data)) > c.maxOut {
 		return false // [MQTT-3.1.2-25]
 	}
-	b.out = append(b.out, b.boxes.send.box(Send{Conn: c.id, Data: data, Packet: p}))
+	snd, a := b.boxes.send.slot()
+	snd.Conn, snd.Data, snd.Packet = c.id, data, p
+	b.out = append(b.out, a)
 	return true
 }
 

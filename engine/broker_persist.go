@@ -95,7 +95,9 @@ func (st *brokerStore) flush(b *Broker) {
 	}
 	for i := range st.pending {
 		p := &st.pending[i]
-		b.emit(b.boxes.persist.box(Persist{Op: p.op, Key: p.key, Value: p.val, Sync: i == n-1}))
+		w, a := b.boxes.persist.slot()
+		w.Op, w.Key, w.Value, w.Sync = p.op, p.key, p.val, i == n-1
+		b.emit(a)
 	}
 	clear(st.pending)
 	st.pending = st.pending[:0]

@@ -304,7 +304,9 @@ func (c *Client) emit(a Action) { c.acts = append(c.acts, a) }
 
 // complete emits a Complete.
 func (c *Client) complete(cmd CmdID, r Result, err error) {
-	c.emit(c.boxes.complete.box(Complete{Cmd: cmd, Result: r, Err: err}))
+	w, a := c.boxes.complete.slot()
+	w.Cmd, w.Result, w.Err = cmd, r, err
+	c.emit(a)
 }
 
 // send encodes p into the byte arena and emits it on the current
@@ -338,13 +340,17 @@ func (c *Client) encode(p packet.Packet) ([]byte, error) {
 
 // sendBytes emits already-encoded bytes.
 func (c *Client) sendBytes(data []byte, p packet.Packet) {
-	c.emit(c.boxes.send.box(Send{Conn: c.conn, Data: data, Packet: p}))
+	snd, a := c.boxes.send.slot()
+	snd.Conn, snd.Data, snd.Packet = c.conn, data, p
+	c.emit(a)
 	c.lastSend = c.now
 }
 
 // persistPut emits a synced Put.
 func (c *Client) persistPut(key string, value []byte) {
-	c.emit(c.boxes.persist.box(Persist{Op: Put, Key: key, Value: value, Sync: true}))
+	w, a := c.boxes.persist.slot()
+	w.Op, w.Key, w.Value, w.Sync = Put, key, value, true
+	c.emit(a)
 }
 
 // persistDelete emits a synced Delete.

@@ -136,14 +136,12 @@ func (c *Client) deliver(p *packet.Publish) DeliveryID {
 	if p.Payload == nil {
 		payload = nil
 	}
-	c.emit(c.boxes.deliver.box(Deliver{Delivery: did, Msg: Message{
-		Topic:    unsafe.String(unsafe.SliceData(topic), len(topic)),
-		Payload:  payload,
-		QoS:      p.QoS,
-		Retain:   p.Retain,
-		Dup:      p.Dup,
-		PacketID: p.PacketID,
-	}}))
+	d, a := c.boxes.deliver.slot()
+	d.Delivery = did
+	m := &d.Msg
+	m.Topic, m.Payload = unsafe.String(unsafe.SliceData(topic), len(topic)), payload
+	m.QoS, m.Retain, m.Dup, m.PacketID = p.QoS, p.Retain, p.Dup, p.PacketID
+	c.emit(a)
 	return did
 }
 
