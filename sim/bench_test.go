@@ -19,15 +19,16 @@ func benchPlan(b *testing.B, profile string) (Config, Plan) {
 func BenchmarkEvents(b *testing.B) {
 	cfg, plan := benchPlan(b, "calm")
 	var events int64
+	var rn Runner
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := Run(cfg, plan)
+		r := rn.Run(cfg, plan)
 		events += r.Stats.Events
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(testing.AllocsPerRun(1, func() { Run(cfg, plan) }))/float64(events/int64(b.N)), "allocs/event")
+	b.ReportMetric(float64(testing.AllocsPerRun(1, func() { rn.Run(cfg, plan) }))/float64(events/int64(b.N)), "allocs/event")
 }
 
 // BenchmarkSeeds reports seeds per second per core on the standard scenario
@@ -43,6 +44,7 @@ func BenchmarkSeeds(b *testing.B) {
 
 func benchSeeds(b *testing.B, skipCheck, hash bool) {
 	var virtual, events int64
+	var rn Runner // as a campaign worker runs its seeds
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cfg := Config{Seed: uint64(i), Profile: "swarm", SkipCheck: skipCheck}
@@ -50,7 +52,7 @@ func benchSeeds(b *testing.B, skipCheck, hash bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := Run(cfg, plan)
+		r := rn.Run(cfg, plan)
 		if hash {
 			r.Checksum()
 		}

@@ -27,6 +27,7 @@ type strTable struct {
 	// than hashing for the map. 0 (the empty string) never matches a
 	// looked-up b, which is never empty.
 	recent [16]uint32
+	reused bool // the table is a Runner's, reset with the room of earlier runs
 }
 
 // recentSlot is the recent slot of a non-empty b.

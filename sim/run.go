@@ -31,9 +31,11 @@ func (s Stats) FaultKinds() []string {
 
 // Result is the outcome of Run.
 type Result struct {
-	log   *histLog // the history, compact; History builds it
-	tr    *trace   // the trace, as a tape; Trace and Checksum render it
-	Stats Stats
+	log    *histLog // the history, compact; History builds it
+	tr     *trace   // the trace, as a tape; Trace and Checksum render it
+	runner *Runner  // the Runner whose memory log and tr are, if any
+	gen    uint64   // the runner's run this Result is of
+	Stats  Stats
 	// Quiet is true when the liveness phase reached quiescence in the bound.
 	Quiet bool
 	// End is the virtual time the run ended.
@@ -55,6 +57,7 @@ type Result struct {
 // which is why it is a method); later calls return the same sum. The zero
 // Result's checksum is FNV-64a's offset basis (the sum of no text).
 func (r Result) Checksum() uint64 {
+	r.check()
 	if r.tr == nil {
 		return fnvOffset64
 	}
@@ -63,6 +66,7 @@ func (r Result) Checksum() uint64 {
 
 // Trace returns the run's trace text, rendered from its tape on each call.
 func (r Result) Trace() string {
+	r.check()
 	if r.tr == nil {
 		return ""
 	}
@@ -76,6 +80,11 @@ func Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
+	return w.run(plan)
+}
+
+// run applies the plan, runs the liveness phase, and reports.
+func (w *World) run(plan Plan) Result {
 	w.reserve(plan)
 	for _, op := range plan.Ops {
 		if err := w.Apply(op); err != nil {
@@ -91,8 +100,11 @@ func Run(cfg Config, plan Plan) Result {
 // (liveness included), and a string per published message besides the few
 // names, topics and filters.
 func (w *World) reserve(plan Plan) {
-	w.log.recs = make([]crec, 0, 8*len(plan.Ops)+64)
+	w.log.recs = slices.Grow(w.log.recs, 8*len(plan.Ops)+64)
 	w.tr.b = slices.Grow(w.tr.b, 288*len(plan.Ops)+1024)
+	if w.strs.reused {
+		return // the map and slice have the room of earlier runs
+	}
 	n := len(w.strs.strs) + 16
 	for i := range plan.Ops {
 		if plan.Ops[i].Kind == OpPublish {
@@ -112,6 +124,7 @@ func (w *World) reserve(plan Plan) {
 // is why it is a method); later calls return the same events, which callers
 // must not modify. The zero Result has an empty history.
 func (r Result) History() model.History {
+	r.check()
 	if r.log == nil {
 		return model.History{}
 	}

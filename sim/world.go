@@ -173,7 +173,10 @@ type World struct {
 }
 
 // New builds the world of cfg: nodes up, nothing connected, time zero.
-func New(cfg Config) (*World, error) {
+func New(cfg Config) (*World, error) { return newWorld(cfg, nil) }
+
+// newWorld is New on memory lent by a Runner (fresh memory if mem is nil).
+func newWorld(cfg Config, mem *runMem) (*World, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -187,7 +190,11 @@ func New(cfg Config) (*World, error) {
 		crashK: -1, quietAt: -1,
 	}
 	w.stats.Faults = make(map[string]int)
-	w.strs = newStrTable()
+	if mem != nil {
+		mem.lend(w)
+	} else {
+		w.strs = newStrTable()
+	}
 	w.log.strs = w.strs
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)

@@ -1,0 +1,74 @@
+package sim
+
+// Runner runs plans one after another and lends each run the memory of the
+// last: the history's records, the trace tape, the string table and the
+// scheduler's heap, the run's largest allocations. A campaign worker or a
+// benchmark runs thousands of seeds back to back; allocating these afresh
+// for each one made the collector run every few seeds, and for most of the
+// time. A Result from a Runner is valid until the Runner's next Run: its
+// History, Trace and Checksum panic after that (sim.Run's Results never
+// expire). Histories and traces already built are the caller's and stay
+// valid. The zero Runner is ready to use; a Runner is not safe for
+// concurrent use.
+type Runner struct {
+	mem runMem
+	gen uint64 // runs started, so a Result knows whether its memory is still its own
+}
+
+// runMem is the memory a Runner lends from run to run.
+type runMem struct {
+	recs  []crec
+	spill []hrec
+	tape  []byte
+	nodes []string
+	strs  *strTable
+	heap  itemHeap
+}
+
+// Run is sim.Run on memory lent by the Runner.
+func (rn *Runner) Run(cfg Config, plan Plan) Result {
+	rn.gen++
+	w, err := newWorld(cfg, &rn.mem)
+	if err != nil {
+		return Result{Err: err}
+	}
+	r := w.run(plan)
+	rn.mem.keep(w)
+	r.runner, r.gen = rn, rn.gen
+	return r
+}
+
+// lend hands w the memory of the last run, emptied.
+func (m *runMem) lend(w *World) {
+	w.log.recs, w.log.spill = m.recs[:0], m.spill[:0]
+	w.tr.b, w.tr.nodes = m.tape[:0], m.nodes[:0]
+	w.sched.h = m.heap[:0]
+	if m.strs == nil {
+		m.strs = newStrTable()
+	}
+	m.strs.reset()
+	w.strs = m.strs
+}
+
+// keep takes back w's memory, grown as the run needed.
+func (m *runMem) keep(w *World) {
+	m.recs, m.spill = w.log.recs, w.log.spill
+	m.tape, m.nodes = w.tr.b, w.tr.nodes
+	m.heap = w.sched.h
+}
+
+// reset empties t for a new run, keeping the map's and slice's room.
+func (t *strTable) reset() {
+	clear(t.ids)
+	clear(t.strs)
+	t.strs = append(t.strs[:0], "")
+	t.recent = [16]uint32{}
+	t.reused = true
+}
+
+// check panics when r came from a Runner that has run again since.
+func (r *Result) check() {
+	if r.runner != nil && r.runner.gen != r.gen {
+		panic("sim: a Runner's Result used after the Runner's next Run")
+	}
+}

@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRunnerMatchesRun runs the golden cases on one Runner, forwards and
+// then backwards (so every run inherits memory grown by a different one),
+// and checks each checksum, trace and history against a fresh sim.Run.
+func TestRunnerMatchesRun(t *testing.T) {
+	type want struct {
+		sum         uint64
+		trace, hist string
+	}
+	cases := goldenCases()
+	wants := make([]want, len(cases))
+	for i, c := range cases {
+		r := mustRun(t, c)
+		wants[i] = want{r.Checksum(), r.Trace(), historySum(r.History())}
+	}
+	var rn Runner
+	order := make([]int, len(cases))
+	for i := range order {
+		order[i] = i
+	}
+	for pass := range 2 {
+		if pass == 1 {
+			slices.Reverse(order)
+		}
+		for _, i := range order {
+			c := cases[i]
+			plan, err := Generate(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rn.Run(c, plan)
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			got := want{r.Checksum(), r.Trace(), historySum(r.History())}
+			if got != wants[i] {
+				t.Errorf("pass %d, %s seed %d: the Runner's run differs from sim.Run (checksum %016x, want %016x; history %s, want %s)",
+					pass, c.Profile, c.Seed, got.sum, wants[i].sum, got.hist, wants[i].hist)
+			}
+		}
+	}
+}
+
+// TestRunnerResultExpires checks a Runner's Result refuses to be read after
+// the Runner's next Run, while a history built before stays intact.
+func TestRunnerResultExpires(t *testing.T) {
+	var rn Runner
+	cfg := Config{Seed: 3, Profile: "lossy", Scenario: "small"}
+	plan, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rn.Run(cfg, plan)
+	h := first.History()
+	before := historySum(h)
+	second := rn.Run(Config{Seed: 4, Profile: "crashy", Scenario: "small"}, plan)
+	if second.Err != nil {
+		t.Fatal(second.Err)
+	}
+	second.Checksum()
+	if historySum(h) != before {
+		t.Error("a history built from a Runner's Result changed when the Runner ran again")
+	}
+	for name, read := range map[string]func(){
+		"History": func() { first.History() }, "Trace": func() { first.Trace() }, "Checksum": func() { first.Checksum() },
+	} {
+		func() {
+			defer func() {
+				p := recover()
+				if p == nil || !strings.Contains(p.(string), "next Run") {
+					t.Errorf("%s of an expired Result: recovered %v, want the expiry panic", name, p)
+				}
+			}()
+			read()
+		}()
+	}
+}
