@@ -140,6 +140,14 @@ func DecodePublish(v Version, buf []byte, p *Publish) (int, error) {
 // when buf ends inside it. It checks the type, the reserved flags and the
 // size limit, all of which are known before the body arrives.
 func header(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, hdr, total int, err error) {
+	if len(buf) >= 2 && buf[1] < 0x80 && plainFirst[firstIndex(v)][buf[0]] {
+		// The usual packet: a first byte checkType accepts and a one-byte
+		// Remaining Length (always in its shortest form).
+		total = 2 + int(buf[1])
+		if maxPacketSize == 0 || uint32(total) <= maxPacketSize {
+			return Type(buf[0] >> 4), buf[0] & 0x0F, 2, total, nil
+		}
+	}
 	if len(buf) == 0 {
 		return 0, 0, 0, 0, nil
 	}
@@ -163,6 +171,36 @@ func header(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, hd
 			t.String()+" of "+strconv.Itoa(total)+" bytes exceeds the maximum packet size "+strconv.FormatInt(limit, 10))
 	}
 	return t, flags, 1 + used, total, nil
+}
+
+// plainFirst says, per version (firstIndex) and first byte of a fixed
+// header, whether checkType accepts that type and those flags: header's
+// fast path. Built once at package initialisation from checkType itself and
+// never written again.
+var plainFirst = newPlainFirst()
+
+// firstIndex is the row of plainFirst for v: unknown (0), 3.1.1, 5.0, or
+// none (every other version, whose headers take the full check).
+func firstIndex(v Version) int {
+	switch v {
+	case 0:
+		return 0
+	case V311:
+		return 1
+	case V5:
+		return 2
+	}
+	return 3
+}
+
+func newPlainFirst() *[4][256]bool {
+	t := new([4][256]bool)
+	for i, v := range [...]Version{0, V311, V5} {
+		for b := range 256 {
+			t[i][b] = checkType(v, Type(b>>4), byte(b)&0x0F) == nil
+		}
+	}
+	return t
 }
 
 // frame splits the first whole packet off buf.
