@@ -35,17 +35,18 @@ func (p PointResult) FullSet() model.Set {
 // liveness phase follows. cfg.Crash is ignored.
 func CrashSweep(cfg sim.Config, plan sim.Plan) ([]PointResult, error) {
 	var out []PointResult
+	var rn sim.Runner // each run is read before the next
 	for _, node := range append([]string{sim.BrokerName}, mustScenario(cfg.Scenario).Clients...) {
 		dry := cfg
 		dry.Crash = sim.CrashMode{Node: node, K: math.MaxInt32}
-		r := sim.Run(dry, plan)
+		r := rn.Run(dry, plan)
 		if r.Err != nil {
 			return nil, fmt.Errorf("properties: dry run of %s: %w", node, r.Err)
 		}
 		for k := 1; k <= r.CrashPoints[node]; k++ {
 			c := cfg
 			c.Crash = sim.CrashMode{Node: node, K: k}
-			r := sim.Run(c, plan)
+			r := rn.Run(c, plan)
 			if r.Err != nil {
 				return nil, fmt.Errorf("properties: crash %s at %d: %w", node, k, r.Err)
 			}

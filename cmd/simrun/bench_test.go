@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/sim"
+)
 
 // BenchmarkCampaignSeed measures one default campaign seed (standard
 // scenario, preset fixed, profile swarm, judged) per iteration, on one core:
@@ -10,9 +14,10 @@ func BenchmarkCampaignSeed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	var rn sim.Runner
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if res := runSeed(w, uint64(i)); res.rec.Error != "" {
+		if res := runSeed(&rn, w, uint64(i)); res.rec.Error != "" {
 			b.Fatalf("seed %d: %s", i, res.rec.Error)
 		}
 	}

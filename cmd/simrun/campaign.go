@@ -303,8 +303,9 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var rn sim.Runner // a worker's seeds reuse one world's memory
 			for seed := range jobs {
-				results <- runSeed(c.world, seed)
+				results <- runSeed(&rn, c.world, seed)
 			}
 		}()
 	}
@@ -358,9 +359,10 @@ func (e *env) record(c campaign, w *resultsWriter, res seedResult) error {
 	return w.write(res.rec)
 }
 
-// runSeed runs one seed of world w and returns its record; a sim error or a
-// panic is recorded as the seed's finding.
-func runSeed(w world, seed uint64) (res seedResult) {
+// runSeed runs one seed of world w on rn and returns its record (read from
+// the run before rn runs again); a sim error or a panic is recorded as the
+// seed's finding.
+func runSeed(rn *sim.Runner, w world, seed uint64) (res seedResult) {
 	cfg := w.config(seed)
 	res.rec = newRecord(w, seed)
 	plan, err := sim.Generate(cfg)
@@ -376,7 +378,7 @@ func runSeed(w world, seed uint64) (res seedResult) {
 			res.rec.Checksum = "-"
 		}
 	}()
-	r := sim.Run(cfg, plan)
+	r := rn.Run(cfg, plan)
 	res.rec.Checksum = checksumHex(r.Checksum())
 	res.rec.Stats = statsOf(r.Stats)
 	if r.Err != nil {
