@@ -187,25 +187,54 @@ func appendKeyIn(dst []byte, id string, pid uint16) []byte {
 }
 
 // outKey is keyOut carved from the broker's byte arena (box.go): the keys of
-// the records written and deleted per message cost no allocation.
-func (b *Broker) outKey(id string, seq uint64) string {
+// the records written and deleted per message cost no allocation. The
+// session's key prefix is built once (recPrefixes).
+func (b *Broker) outKey(s *brokerSession, seq uint64) string {
+	p := b.recPrefixes(s)
 	b.bytes.reserve(keyBuf)
-	return b.bytes.takeString(appendKeyOut(b.bytes.free, id, seq))
+	return b.bytes.takeString(appendPadded(append(b.bytes.free, p.out...), seq, 20))
 }
 
 // outRecKey returns the record key of s's outbound message m, built once
 // and kept in m: a message is written, updated and deleted under one key.
 func (b *Broker) outRecKey(s *brokerSession, m *brokerOut) string {
 	if m.key == "" {
-		m.key = b.outKey(s.id, m.seq)
+		m.key = b.outKey(s, m.seq)
 	}
 	return m.key
 }
 
-// inKey is keyIn carved from the broker's byte arena.
-func (b *Broker) inKey(id string, pid uint16) string {
+// inKey is keyIn carved from the broker's byte arena. The last one built
+// is kept in the session: a QoS 2 id's record is written twice (pending,
+// then done) and deleted under one key, usually with no other id between.
+func (b *Broker) inKey(s *brokerSession, pid uint16) string {
+	p := b.recPrefixes(s)
+	if p.lastIn != "" && p.lastInID == pid {
+		return p.lastIn
+	}
 	b.bytes.reserve(keyBuf)
-	return b.bytes.takeString(appendKeyIn(b.bytes.free, id, pid))
+	p.lastIn, p.lastInID = b.bytes.takeString(appendPadded(append(b.bytes.free, p.in...), uint64(pid), 5)), pid
+	return p.lastIn
+}
+
+// brokerKeys are the record key prefixes of one session, "b/o/5:alice/"
+// and "b/i/5:alice/" (appendClientKey), and its last inbound id key, all
+// carved from the broker's byte arena.
+type brokerKeys struct {
+	out, in  string
+	lastIn   string
+	lastInID uint16
+}
+
+// recPrefixes returns s's record key prefixes, building them on first use.
+func (b *Broker) recPrefixes(s *brokerSession) *brokerKeys {
+	p := &s.keys
+	if p.out == "" {
+		b.bytes.reserve(2 * keyBuf)
+		p.out = b.bytes.takeString(appendClientKey(b.bytes.free, prefixOut, s.id))
+		p.in = b.bytes.takeString(appendClientKey(b.bytes.free, prefixInbound, s.id))
+	}
+	return p
 }
 func keyRetained(topic string) string      { return prefixRetained + topic }
 func (b *Broker) delRetained(topic string) { b.store.del(keyRetained(topic)) }
@@ -290,7 +319,7 @@ func (b *Broker) saveInbound(s *brokerSession, id uint16, seq uint64, pending *b
 	if seq == 0 {
 		seq = b.nextSeq()
 	}
-	key := b.inKey(s.id, id) // before the record: both are carved from b.bytes
+	key := b.inKey(s, id) // before the record: both are carved from b.bytes
 	w := b.record()
 	w.u64(seq)
 	w.str(s.id)
@@ -315,7 +344,7 @@ type brokerPendingIn struct {
 // delInbound deletes an inbound QoS 2 id record.
 func (b *Broker) delInbound(s *brokerSession, id uint16) {
 	if s.persisted {
-		b.store.del(b.inKey(s.id, id))
+		b.store.del(b.inKey(s, id))
 	}
 }
 

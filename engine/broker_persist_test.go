@@ -23,13 +23,20 @@ func TestRecordKeysMatchFormat(t *testing.T) {
 		filter := rapid.String().Draw(t, "filter")
 		seq := rapid.Uint64().Draw(t, "seq")
 		pid := rapid.Uint16().Draw(t, "pid")
+		pid2 := rapid.Uint16().Draw(t, "pid2")
 		ck := "/" + strconv.Itoa(len(id)) + ":" + id + "/"
+		s := &brokerSession{id: id}
 		for _, tc := range []struct{ got, want string }{
 			{keySub(id, filter), "b/u" + ck + filter},
 			{keyOut(id, seq), "b/o" + ck + fmt.Sprintf("%020d", seq)},
 			{keyIn(id, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
-			{b.outKey(id, seq), "b/o" + ck + fmt.Sprintf("%020d", seq)},
-			{b.inKey(id, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
+			{b.outKey(s, seq), "b/o" + ck + fmt.Sprintf("%020d", seq)},
+			// the session keeps its last inbound key: another id in
+			// between, then the first again, must each get their own
+			{b.inKey(s, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
+			{b.inKey(s, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
+			{b.inKey(s, pid2), "b/i" + ck + fmt.Sprintf("%05d", pid2)},
+			{b.inKey(s, pid), "b/i" + ck + fmt.Sprintf("%05d", pid)},
 			{keySession(id), "b/s/" + strconv.Itoa(len(id)) + ":" + id},
 		} {
 			if tc.got != tc.want {
@@ -60,9 +67,10 @@ func TestRecordKeyEdges(t *testing.T) {
 func TestRecordKeyAllocations(t *testing.T) {
 	var sink string
 	var b Broker
+	s := &brokerSession{id: "client-7"}
 	for name, f := range map[string]func(){
-		"arena out": func() { sink = b.outKey("client-7", 123456) },
-		"arena in":  func() { sink = b.inKey("client-7", 77) },
+		"arena out": func() { sink = b.outKey(s, 123456) },
+		"arena in":  func() { sink = b.inKey(s, 77); sink = b.inKey(s, 78) },
 	} {
 		if n := testing.AllocsPerRun(1000, f); n > 0.1 {
 			t.Errorf("%s key: %.2f allocations, want none but a block now and then", name, n)

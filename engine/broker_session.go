@@ -30,7 +30,8 @@ type brokerSession struct {
 	willTimer   TimerID
 	expiryTimer TimerID
 
-	persisted bool // records of this session may exist
+	persisted bool       // records of this session may exist
+	keys      brokerKeys // record key prefixes, built on first use (recPrefixes)
 }
 
 // brokerWill is a session's will message.
@@ -231,7 +232,7 @@ func (b *Broker) dropRecords(s *brokerSession) {
 		b.store.del(b.outRecKey(s, &s.queue[i]))
 	}
 	for _, id := range s.inbound.ids() {
-		b.store.del(b.inKey(s.id, id))
+		b.store.del(b.inKey(s, id))
 	}
 	b.store.del(keySession(s.id))
 	s.persisted = false
