@@ -69,8 +69,16 @@ func decodeAck(v Version, t Type, body []byte) (Packet, error) {
 // decodeAckInto decodes PUBACK, PUBREC, PUBREL or PUBCOMP (the four share
 // one layout) into a, overwriting every field.
 func decodeAckInto(v Version, t Type, body []byte, a *Puback) error {
+	return decodeAckProps(v, t, body, a, true)
+}
+
+// decodeAckProps is decodeAckInto; resetProps false says a.Props is known
+// to be zero already (propsClean), so its reset is skipped.
+func decodeAckProps(v Version, t Type, body []byte, a *Puback, resetProps bool) error {
 	a.PacketID, a.Reason = 0, 0 // field by field: see Properties.reset
-	a.Props.reset()
+	if resetProps {
+		a.Props.reset()
+	}
 	if v == V311 {
 		if err := fixedLen(v, t, body, 2); err != nil {
 			return err

@@ -38,10 +38,22 @@ const mixedVersions Version = 0xFF
 // owned holds the Decoder's re-filled packet values: the PUBLISH, and one
 // acknowledgement that PUBACK, PUBREC, PUBREL and PUBCOMP (one layout, so
 // their pointer types convert) take turns in.
+//
+// pubClean and ackClean say the value's Props are zero (propsClean), so
+// the next decode into it need not reset them: most packets carry no
+// properties.
 type owned struct {
-	publish Publish
-	ack     Puback
+	publish  Publish
+	ack      Puback
+	pubClean bool
+	ackClean bool
 }
+
+// propsClean reports whether Props a decoder just filled (successfully or
+// not) are still zero: decodeProps sets a property's Present bit before its
+// value and appends to a list before it can fail, so with no Present bit
+// and empty lists nothing was written since the last reset.
+func propsClean(p *Properties) bool { return p.isEmpty() }
 
 // NewDecoder returns a stream decoder. v==0 means unknown: the first packet
 // must be CONNECT and its protocol level sets the version. maxPacketSize is
@@ -183,15 +195,23 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 	var p Packet
 	switch t {
 	case PUBLISH:
-		p, err = &d.own.publish, decodePublish(d.v, flags, body, &d.own.publish)
-	case PUBACK:
-		p, err = &d.own.ack, decodeAckInto(d.v, t, body, &d.own.ack)
-	case PUBREC:
-		p, err = (*Pubrec)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
-	case PUBREL:
-		p, err = (*Pubrel)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
-	case PUBCOMP:
-		p, err = (*Pubcomp)(&d.own.ack), decodeAckInto(d.v, t, body, &d.own.ack)
+		o := &d.own
+		p, err = &o.publish, decodePublishInto(d.v, flags, body, &o.publish, !o.pubClean)
+		o.pubClean = propsClean(&o.publish.Props)
+	case PUBACK, PUBREC, PUBREL, PUBCOMP:
+		o := &d.own
+		err = decodeAckProps(d.v, t, body, &o.ack, !o.ackClean)
+		o.ackClean = propsClean(&o.ack.Props)
+		switch t {
+		case PUBACK:
+			p = &o.ack
+		case PUBREC:
+			p = (*Pubrec)(&o.ack)
+		case PUBREL:
+			p = (*Pubrel)(&o.ack)
+		default:
+			p = (*Pubcomp)(&o.ack)
+		}
 	default:
 		p, err = decodeBody(d.v, t, flags, body)
 	}

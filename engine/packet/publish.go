@@ -82,10 +82,18 @@ func appendPublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 
 // decodePublish decodes a PUBLISH body into p, aliasing body.
 func decodePublish(v Version, flags byte, body []byte, p *Publish) error {
+	return decodePublishInto(v, flags, body, p, true)
+}
+
+// decodePublishInto is decodePublish; resetProps false says p.Props is
+// known to be zero already (propsClean), so its reset is skipped.
+func decodePublishInto(v Version, flags byte, body []byte, p *Publish, resetProps bool) error {
 	// Field by field, not *p = Publish{...}: see Properties.reset.
 	p.Dup, p.QoS, p.Retain, p.PacketID = flags&pubDup != 0, QoS(flags&pubQoS>>1), flags&pubRetain != 0, 0
 	p.Topic, p.Payload = nil, nil
-	p.Props.reset()
+	if resetProps {
+		p.Props.reset()
+	}
 	if p.QoS == 3 {
 		// [MQTT-3.3.1-4] a PUBLISH MUST NOT have both QoS bits set to 1.
 		return malformed("MQTT-3.3.1-4", "PUBLISH QoS is 3")
