@@ -101,7 +101,7 @@ func (w *World) run(plan Plan) Result {
 // names, topics and filters.
 func (w *World) reserve(plan Plan) {
 	w.log.recs = slices.Grow(w.log.recs, 8*len(plan.Ops)+64)
-	w.tr.b = slices.Grow(w.tr.b, 288*len(plan.Ops)+1024)
+	w.tr.reserve(288*len(plan.Ops) + 1024)
 	if w.strs.reused {
 		return // the map and slice have the room of earlier runs
 	}

@@ -41,7 +41,8 @@ func (rn *Runner) Run(cfg Config, plan Plan) Result {
 // lend hands w the memory of the last run, emptied.
 func (m *runMem) lend(w *World) {
 	w.log.recs, w.log.spill = m.recs[:0], m.spill[:0]
-	w.tr.b, w.tr.nodes = m.tape[:0], m.nodes[:0]
+	w.tr.buf, w.tr.nodes = m.tape, m.nodes
+	w.tr.reset()
 	w.sched.h = m.heap[:0]
 	if m.strs == nil {
 		m.strs = newStrTable()
@@ -53,7 +54,7 @@ func (m *runMem) lend(w *World) {
 // keep takes back w's memory, grown as the run needed.
 func (m *runMem) keep(w *World) {
 	m.recs, m.spill = w.log.recs, w.log.spill
-	m.tape, m.nodes = w.tr.b, w.tr.nodes
+	m.tape, m.nodes = w.tr.buf, w.tr.nodes
 	m.heap = w.sched.h
 }
 

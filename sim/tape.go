@@ -27,7 +27,11 @@ import (
 // its change, a node's index in nodes, or a string's length followed by its
 // bytes.
 type tape struct {
-	b     []byte
+	// buf[:n] is the tape; len(buf) is its room. Writing stores bytes and
+	// n, never the slice itself, so it costs no GC write barrier while the
+	// collector marks (storing a slice header back at every call did).
+	buf   []byte
+	n     int
 	nodes []string // node names, by index
 	at    engine.Time
 	node  string
@@ -55,20 +59,40 @@ const callRoom = 12
 // twords lists every registered tword by index; tw registers them.
 var twords []*tword
 
-// room makes sure n more bytes fit without growing the slice on the way.
-func (t *tape) room(n int) {
-	if cap(t.b)-len(t.b) < n {
-		t.b = slices.Grow(t.b, max(n, len(t.b)))
+// bytes returns the tape so far.
+func (t *tape) bytes() []byte { return t.buf[:t.n] }
+
+// reserve makes room for at least n more bytes.
+func (t *tape) reserve(n int) {
+	if t.n+n > len(t.buf) {
+		t.buf = slices.Grow(t.buf[:t.n], max(n, t.n))
+		t.buf = t.buf[:cap(t.buf)]
 	}
+}
+
+// reset empties the tape, keeping its room.
+func (t *tape) reset() {
+	t.n, t.nodes, t.at, t.node, t.began = 0, t.nodes[:0], 0, "", false
+}
+
+// appendLong appends bytes built by f from the tape so far (the slow
+// paths: long varints, strings).
+func (t *tape) appendLong(room int, f func([]byte) []byte) {
+	t.reserve(room)
+	b := f(t.buf[:t.n])
+	if cap(b) != cap(t.buf) { // f wrote more than room: b is a new array
+		t.buf = b[:cap(b)]
+	}
+	t.n = len(b)
 }
 
 // call appends an op without a tword and its value; the fast path, a value
 // of one byte with room to spare, is inlined into the callers.
 func (t *tape) call(op byte, v uint64) {
-	if b := t.b; v < 0x80 && len(b)+2 <= cap(b) {
-		b = b[:len(b)+2]
-		b[len(b)-2], b[len(b)-1] = op, byte(v)
-		t.b = b
+	if n := t.n; v < 0x80 && n+2 <= len(t.buf) {
+		b := t.buf[n : n+2]
+		b[0], b[1] = op, byte(v)
+		t.n = n + 2
 		return
 	}
 	t.callLong(op, v)
@@ -76,16 +100,15 @@ func (t *tape) call(op byte, v uint64) {
 
 // callLong is call with a value of any size.
 func (t *tape) callLong(op byte, v uint64) {
-	t.room(callRoom)
-	t.b = binary.AppendUvarint(append(t.b, op), v)
+	t.appendLong(callRoom, func(b []byte) []byte { return binary.AppendUvarint(append(b, op), v) })
 }
 
 // callW appends an op, its tword and its value, with call's fast path.
 func (t *tape) callW(op byte, w *tword, v uint64) {
-	if b := t.b; v < 0x80 && len(b)+3 <= cap(b) {
-		b = b[:len(b)+3]
-		b[len(b)-3], b[len(b)-2], b[len(b)-1] = op, w.idx, byte(v)
-		t.b = b
+	if n := t.n; v < 0x80 && n+3 <= len(t.buf) {
+		b := t.buf[n : n+3]
+		b[0], b[1], b[2] = op, w.idx, byte(v)
+		t.n = n + 3
 		return
 	}
 	t.callWLong(op, w, v)
@@ -93,18 +116,22 @@ func (t *tape) callW(op byte, w *tword, v uint64) {
 
 // callWLong is callW with a value of any size.
 func (t *tape) callWLong(op byte, w *tword, v uint64) {
-	t.room(callRoom)
-	t.b = binary.AppendUvarint(append(t.b, op, w.idx), v)
+	t.appendLong(callRoom, func(b []byte) []byte { return binary.AppendUvarint(append(b, op, w.idx), v) })
 }
+
 
 // line records a line's time and node when they differ from the last line's.
 func (t *tape) line(now engine.Time, node string) {
-	if t.began && now == t.at && node == t.node {
-		return
+	if !t.began || now != t.at || node != t.node {
+		t.newLine(now, node)
 	}
+}
+
+// newLine records what changed since the last line.
+func (t *tape) newLine(now engine.Time, node string) {
 	if !t.began || now != t.at {
-		t.room(callRoom)
-		t.b = binary.AppendVarint(append(t.b, opTime), int64(now-t.at))
+		d := int64(now - t.at)
+		t.appendLong(callRoom, func(b []byte) []byte { return binary.AppendVarint(append(b, opTime), d) })
 		t.at = now
 	}
 	if !t.began || node != t.node {
@@ -125,23 +152,39 @@ func (t *tape) nodeIndex(node string) int {
 	return len(t.nodes) - 1
 }
 
-// text appends a string's length and bytes.
-func text[S string | []byte](t *tape, s S) {
-	t.room(callRoom + len(s))
-	t.b = append(binary.AppendUvarint(t.b, uint64(len(s))), s...)
+// text appends an op, a tword index when w is set, and a string's length
+// and bytes.
+func text[S string | []byte](t *tape, op byte, w *tword, s S) {
+	t.appendLong(callRoom+len(s), func(b []byte) []byte {
+		b = append(b, op)
+		if w != nil {
+			b = append(b, w.idx)
+		}
+		return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	})
 }
 
 // begin starts a line: "<virtual ns> <node> <what>".
 func (t *tape) begin(now engine.Time, node, what string) {
 	t.line(now, node)
-	t.b = append(t.b, opBegin)
-	text(t, what)
+	text(t, opBegin, nil, what)
 }
 
 // beginW is begin with a fixed what.
 func (t *tape) beginW(now engine.Time, node string, what *tword) {
 	t.line(now, node)
-	t.b = append(t.b, opBeginW, what.idx)
+	if n := t.n; n+2 <= len(t.buf) {
+		b := t.buf[n : n+2]
+		b[0], b[1] = opBeginW, what.idx
+		t.n = n + 2
+		return
+	}
+	t.beginWLong(what)
+}
+
+// beginWLong is beginW's op and tword when the tape is full.
+func (t *tape) beginWLong(what *tword) {
+	t.appendLong(2, func(b []byte) []byte { return append(b, opBeginW, what.idx) })
 }
 
 // num appends v in decimal.
@@ -157,11 +200,7 @@ func (t *tape) int(key string, v int64) {
 }
 
 // strW appends a fixed key and v.
-func (t *tape) strW(key *tword, v string) {
-	t.room(2)
-	t.b = append(t.b, opStrW, key.idx)
-	text(t, v)
-}
+func (t *tape) strW(key *tword, v string) { text(t, opStrW, key, v) }
 
 // str appends key (" name=") and v.
 func (t *tape) str(key, v string) {
@@ -179,22 +218,28 @@ func (t *tape) word(v string) {
 func (t *tape) wordW(w *tword) { t.callW(opStrW, w, 0) }
 
 // put appends s.
-func (t *tape) put(s string) {
-	t.b = append(t.b, opPut)
-	text(t, s)
-}
+func (t *tape) put(s string) { text(t, opPut, nil, s) }
 
 // putBytes appends b.
-func (t *tape) putBytes(b []byte) {
-	t.b = append(t.b, opPut)
-	text(t, b)
-}
+func (t *tape) putBytes(b []byte) { text(t, opPut, nil, b) }
 
 // putByte appends c.
 func (t *tape) putByte(c byte) { t.call(opPutByte, uint64(c)) }
 
 // end finishes the line.
-func (t *tape) end() { t.b = append(t.b, opEnd) }
+func (t *tape) end() {
+	if n := t.n; n < len(t.buf) {
+		t.buf[n] = opEnd
+		t.n = n + 1
+		return
+	}
+	t.endLong()
+}
+
+// endLong is end when the tape is full.
+func (t *tape) endLong() {
+	t.appendLong(1, func(b []byte) []byte { return append(b, opEnd) })
+}
 
 // raw adds a whole line (the header).
 func (t *tape) raw(s string) {
@@ -217,7 +262,7 @@ func newPlayer(keep bool) *player { return &player{tr: newTracer(keep)} }
 // play replays the calls of t not yet replayed. The tape is the world's own
 // writing, so it is well formed.
 func (p *player) play(t *tape) {
-	b, r := t.b, &p.tr
+	b, r := t.bytes(), &p.tr
 	i := p.pos
 	for i < len(b) {
 		op := b[i]
