@@ -119,7 +119,6 @@ func (t *tape) callWLong(op byte, w *tword, v uint64) {
 	t.appendLong(callRoom, func(b []byte) []byte { return binary.AppendUvarint(append(b, op, w.idx), v) })
 }
 
-
 // line records a line's time and node when they differ from the last line's.
 func (t *tape) line(now engine.Time, node string) {
 	if !t.began || now != t.at || node != t.node {
