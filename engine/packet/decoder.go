@@ -224,6 +224,10 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 // checkedFrame splits off the first packet of buf, whose fixed header is
 // known to be valid and whose bytes are all there: frame without the checks.
 func checkedFrame(buf []byte) (t Type, flags byte, body []byte, n int) {
+	if c := buf[1]; c < 0x80 { // a one-byte Remaining Length: the usual packet
+		n = 2 + int(c)
+		return Type(buf[0] >> 4), buf[0] & 0x0F, buf[2:n:n], n
+	}
 	rl, shift, i := 0, 0, 1
 	for {
 		c := buf[i]

@@ -2,6 +2,7 @@ package packet
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -47,6 +48,43 @@ func TestHeaderFastPath(t *testing.T) {
 							v, buf, max, gt, gf, gh, gn, gerr, wt, wf, wh, wn, werr)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestDecoderRemainingLengthSizes streams PUBLISHes whose Remaining Length
+// takes one, two and three bytes (around 127 and 16383) in random chunks:
+// each must come back whole, whichever framing path (one-byte fast path or
+// the general one) reads its header.
+func TestDecoderRemainingLengthSizes(t *testing.T) {
+	var wire []byte
+	var want []int
+	for _, n := range []int{0, 1, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 200, 16370, 16375, 16376, 16377, 16378, 16390, 70000} {
+		p := &Publish{QoS: 1, PacketID: uint16(n%65535 + 1), Topic: b("a/b"), Payload: make([]byte, n)}
+		for i := range p.Payload {
+			p.Payload[i] = byte(i)
+		}
+		var err error
+		if wire, err = Append(wire, V311, p); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	d := NewDecoder(V311, 0)
+	got := drain(t, d, wire, func() int { return 1 + r.IntN(300) })
+	if len(got) != len(want) {
+		t.Fatalf("%d packets, want %d", len(got), len(want))
+	}
+	for i, p := range got {
+		pub, ok := p.(*Publish)
+		if !ok || len(pub.Payload) != want[i] || string(pub.Topic) != "a/b" {
+			t.Fatalf("packet %d: %#v, want a %d-byte PUBLISH on a/b", i, p, want[i])
+		}
+		for j, c := range pub.Payload {
+			if c != byte(j) {
+				t.Fatalf("packet %d: payload byte %d is %d", i, j, c)
 			}
 		}
 	}
