@@ -65,8 +65,13 @@ const byteArenaBlock = 8192
 
 // byteArena copies byte slices into blocks that are never reused: one
 // allocation per block instead of one per copy. A copy is never written
-// again and may be kept.
-type byteArena struct{ free []byte } // len 0; cap is the space left
+// again and may be kept. The space left is block[off:]: a copy moves off,
+// an int, so it stores no pointer (no GC write barrier while the collector
+// marks).
+type byteArena struct {
+	block []byte
+	off   int
+}
 
 // clone returns a copy of b (nil for nil), capped so that appending to it
 // cannot reach the next copy.
@@ -94,12 +99,12 @@ func (a *byteArena) appendBytes(b []byte, s string) []byte {
 		c := make([]byte, 0, n)
 		return append(append(c, b...), s...)
 	}
-	if a.free == nil || n > cap(a.free) {
-		a.free = make([]byte, 0, byteArenaBlock)
+	if a.block == nil || a.off+n > len(a.block) {
+		a.block, a.off = make([]byte, byteArenaBlock), 0
 	}
-	c := append(append(a.free, b...), s...)
-	a.free = a.free[n:n]
-	return c[:n:n]
+	c := append(append(a.block[a.off:a.off:a.off+n], b...), s...)
+	a.off += n
+	return c
 }
 
 // Carved blocks start with room for carveMin pieces and double up to
