@@ -83,6 +83,13 @@
 // for byte as the issue asks: a user can check it against any saved trace
 // with a stock FNV-64a.
 //
+// A Runner runs plans back to back on one world's memory: the history's
+// records, the trace tape, the string table and the scheduler's heap are
+// lent from each run to the next, so a campaign worker or a benchmark does
+// not allocate them per seed (the collector was otherwise busy most of the
+// time). A Runner's Result expires at its next Run, and says so by panicking
+// if read after; sim.Run's never expire.
+//
 // The package has no goroutines, channels, timers, package-level randomness or
 // map-order dependence: the same config and plan give the same checksum on any
 // machine and any GOMAXPROCS.
