@@ -132,7 +132,8 @@ func (c *Client) publishQoS0(e Publish) {
 		c.complete(e.Cmd, Failed, ErrClientNotConnected)
 		return
 	}
-	p := &packet.Publish{Retain: e.Retain, Topic: clientBytes(e.Topic), Payload: e.Payload}
+	p := c.pubs.get() // carved from the client's slab: never reused, as Send.Packet requires
+	p.Retain, p.Topic, p.Payload = e.Retain, clientBytes(e.Topic), e.Payload
 	data, err := c.encode(p)
 	if err != nil {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
