@@ -53,10 +53,14 @@ func nextBlock(n int, size uintptr) int {
 
 // actionSlab boxes values of one action type T as Actions, carving them from
 // blocks that are never reused.
+//
+// The next free value is an index into the current block, not a slice of
+// what is left: handing one out then writes an int, not a slice pointer
+// (with its write barrier check).
 type actionSlab[T Action] struct {
-	free []T
-	n    int            // size of the current block
-	tab  unsafe.Pointer // itab of (Action, T), taken from a plainly boxed T
+	block []T
+	next  int            // index of the next free value of block
+	tab   unsafe.Pointer // itab of (Action, T), taken from a plainly boxed T
 }
 
 // box returns v as an Action.
@@ -73,17 +77,16 @@ func (s *actionSlab[T]) box(v T) Action {
 // move, with a bulk write barrier while the GC marks) on the hot Send and
 // Persist paths.
 func (s *actionSlab[T]) slot() (*T, Action) {
-	if len(s.free) == 0 {
+	if s.next == len(s.block) {
 		var zero T
-		s.n = nextBlock(s.n, unsafe.Sizeof(zero))
-		s.free = make([]T, s.n)
+		s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
 		if s.tab == nil {
 			proto := Action(zero)
 			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
 		}
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
+	p := &s.block[s.next]
+	s.next++
 	var a Action
 	w := (*ifaceWords)(unsafe.Pointer(&a))
 	w.tab, w.data = s.tab, unsafe.Pointer(p)
@@ -103,19 +106,18 @@ func boxShared[T Action](p *T) Action {
 // reused: a packet handed out in Send.Packet, a message or delivery tracked
 // by pointer.
 type slab[T any] struct {
-	free []T
-	n    int // size of the current block
+	block []T
+	next  int // index of the next free value of block (see actionSlab)
 }
 
 // get returns a zero T of its own.
 func (s *slab[T]) get() *T {
-	if len(s.free) == 0 {
+	if s.next == len(s.block) {
 		var zero T
-		s.n = nextBlock(s.n, unsafe.Sizeof(zero))
-		s.free = make([]T, s.n)
+		s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
+	p := &s.block[s.next]
+	s.next++
 	return p
 }
 
