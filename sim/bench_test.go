@@ -33,18 +33,21 @@ func BenchmarkEvents(b *testing.B) {
 
 // BenchmarkSeeds reports seeds per second per core on the standard scenario
 // under swarm (a fresh seed each iteration, plan generation included), and
-// virtual time per wall time: the world alone; the world and its trace's
-// checksum (rendered from the tape, as a campaign does for every seed); and
-// the world, its checksum and the model check (a campaign's whole seed).
+// virtual time per wall time: the world alone, on a Runner as a campaign
+// worker runs it; the same through sim.Run, each seed on fresh memory; the
+// world and its trace's checksum (rendered from the tape, as a campaign does
+// for every seed); and the world, its checksum and the model check (a
+// campaign's whole seed).
 func BenchmarkSeeds(b *testing.B) {
-	b.Run("world", func(b *testing.B) { benchSeeds(b, true, false) })
-	b.Run("hashed", func(b *testing.B) { benchSeeds(b, true, true) })
-	b.Run("checked", func(b *testing.B) { benchSeeds(b, false, true) })
+	b.Run("world", func(b *testing.B) { benchSeeds(b, true, false, true) })
+	b.Run("fresh", func(b *testing.B) { benchSeeds(b, true, false, false) })
+	b.Run("hashed", func(b *testing.B) { benchSeeds(b, true, true, true) })
+	b.Run("checked", func(b *testing.B) { benchSeeds(b, false, true, true) })
 }
 
-func benchSeeds(b *testing.B, skipCheck, hash bool) {
+func benchSeeds(b *testing.B, skipCheck, hash, reuse bool) {
 	var virtual, events int64
-	var rn Runner // as a campaign worker runs its seeds
+	var rn Runner
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cfg := Config{Seed: uint64(i), Profile: "swarm", SkipCheck: skipCheck}
@@ -52,7 +55,12 @@ func benchSeeds(b *testing.B, skipCheck, hash bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := rn.Run(cfg, plan)
+		var r Result
+		if reuse {
+			r = rn.Run(cfg, plan)
+		} else {
+			r = Run(cfg, plan)
+		}
 		if hash {
 			r.Checksum()
 		}
