@@ -54,50 +54,58 @@ func TestTapeReplaysTracer(t *testing.T) {
 	})
 }
 
+// lineWriter is what the tracer and the tape both write a line's pieces
+// with.
+type lineWriter interface {
+	num(int64)
+	intW(*tword, int64)
+	int(string, int64)
+	strW(*tword, string)
+	str(string, string)
+	word(string)
+	wordW(*tword)
+	put(string)
+	putBytes([]byte)
+	putByte(byte)
+}
+
 // tapeCall makes one random writing call on both tr and tp.
 func tapeCall(rt *rapid.T, tr *tracer, tp *tape, word *rapid.Generator[string], fixed *rapid.Generator[*tword], num *rapid.Generator[int64]) {
+	var call func(lineWriter)
 	switch rapid.IntRange(0, 9).Draw(rt, "call") {
 	case 0:
 		v := num.Draw(rt, "v")
-		tr.num(v)
-		tp.num(v)
+		call = func(w lineWriter) { w.num(v) }
 	case 1:
-		w, v := fixed.Draw(rt, "key"), num.Draw(rt, "v")
-		tr.intW(w, v)
-		tp.intW(w, v)
+		k, v := fixed.Draw(rt, "key"), num.Draw(rt, "v")
+		call = func(w lineWriter) { w.intW(k, v) }
 	case 2:
 		k, v := word.Draw(rt, "key"), num.Draw(rt, "v")
-		tr.int(k, v)
-		tp.int(k, v)
+		call = func(w lineWriter) { w.int(k, v) }
 	case 3:
-		w, v := fixed.Draw(rt, "key"), word.Draw(rt, "v")
-		tr.strW(w, v)
-		tp.strW(w, v)
+		k, v := fixed.Draw(rt, "key"), word.Draw(rt, "v")
+		call = func(w lineWriter) { w.strW(k, v) }
 	case 4:
 		k, v := word.Draw(rt, "key"), word.Draw(rt, "v")
-		tr.str(k, v)
-		tp.str(k, v)
+		call = func(w lineWriter) { w.str(k, v) }
 	case 5:
 		v := word.Draw(rt, "v")
-		tr.word(v)
-		tp.word(v)
+		call = func(w lineWriter) { w.word(v) }
 	case 6:
-		w := fixed.Draw(rt, "w")
-		tr.wordW(w)
-		tp.wordW(w)
+		k := fixed.Draw(rt, "w")
+		call = func(w lineWriter) { w.wordW(k) }
 	case 7:
 		v := word.Draw(rt, "v")
-		tr.put(v)
-		tp.put(v)
+		call = func(w lineWriter) { w.put(v) }
 	case 8:
 		v := word.Draw(rt, "v")
-		tr.putBytes([]byte(v))
-		tp.putBytes([]byte(v))
+		call = func(w lineWriter) { w.putBytes([]byte(v)) }
 	default:
 		c := rapid.Byte().Draw(rt, "c")
-		tr.putByte(c)
-		tp.putByte(c)
+		call = func(w lineWriter) { w.putByte(c) }
 	}
+	call(tr)
+	call(tp)
 }
 
 // TestTapeLongStrings checks strings longer than a tracer buffer and a
