@@ -54,12 +54,13 @@ type Result struct {
 
 // Checksum returns the FNV-64a checksum of the run's trace text. The trace
 // is recorded as a tape and rendered on the first call (not during the run,
-// which is why it is a method); later calls return the same sum. The zero
-// Result's checksum is FNV-64a's offset basis (the sum of no text).
+// which is why it is a method); later calls return the same sum. A Result
+// without a trace (the world could not be built, or the zero Result) has
+// checksum 0.
 func (r Result) Checksum() uint64 {
 	r.check()
 	if r.tr == nil {
-		return fnvOffset64
+		return 0
 	}
 	return r.tr.checksum()
 }
