@@ -305,6 +305,19 @@ func sharedAckWire(v packet.Version, p packet.Packet) []byte {
 	return sharedAckWires[i][id][:]
 }
 
+// sharedAck returns the shared Success ack of type t (PUBACK to PUBCOMP)
+// and packet id id, with its wire bytes for version v: what ackSlabs.ack
+// and sharedAckWire give for it, found without a type switch. It returns
+// nil, nil when there is none (another reason, type or version, or an id
+// of 0 or from sharedAckIDs up): the caller then takes the general path.
+func sharedAck(v packet.Version, t packet.Type, id uint16, rc packet.ReasonCode) (packet.Packet, []byte) {
+	if rc != packet.Success || id == 0 || id >= sharedAckIDs || (v != packet.V311 && v != packet.V5) ||
+		t < packet.PUBACK || t > packet.PUBCOMP {
+		return nil, nil
+	}
+	return sharedAcks.get(t, id), sharedAckWires[t-packet.PUBACK][id][:]
+}
+
 // isSharedAck reports whether p is the shared ack of id in table.
 func isSharedAck[T any](p *T, id uint16, table *[sharedAckIDs]T) bool {
 	return id < sharedAckIDs && p == &table[id]

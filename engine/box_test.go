@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -192,6 +193,43 @@ func TestSharedAckWire(t *testing.T) {
 		}
 		if got := sharedAckWire(3, k.ack(typ, 1, packet.Success)); got != nil {
 			t.Fatalf("sharedAckWire(v3, %v 1) = % x, want nil", typ, got)
+		}
+	}
+}
+
+// TestSharedAckMatchesLookup checks sharedAck against the general path it
+// short-cuts: for every version, type, id edge and reason, a shared ack it
+// returns is the one ackSlabs.ack hands out with the bytes sharedAckWire
+// gives (and the codec writes), and it returns none exactly when that path
+// finds no shared wire.
+func TestSharedAckMatchesLookup(t *testing.T) {
+	var k ackSlabs
+	for _, v := range []packet.Version{0, 3, packet.V311, packet.V5, 6} {
+		for typ := packet.Type(0); typ < 16; typ++ {
+			for _, id := range []uint16{0, 1, 2, 77, sharedAckIDs - 1, sharedAckIDs, 65535} {
+				for _, rc := range []packet.ReasonCode{packet.Success, packet.NoMatchingSubscribers, packet.PacketIdentifierNotFound} {
+					p, w := sharedAck(v, typ, id, rc)
+					isAck := typ >= packet.PUBACK && typ <= packet.PUBCOMP
+					var want []byte
+					var general packet.Packet
+					if isAck {
+						general = k.ack(typ, id, rc)
+						want = sharedAckWire(v, general)
+					}
+					if (p == nil) != (want == nil) {
+						t.Fatalf("sharedAck(%v, %v, %d, %v) = %v, general path's shared wire %x", v, typ, id, rc, p, want)
+					}
+					if p == nil {
+						continue
+					}
+					if p != general || !bytes.Equal(w, want) || cap(w) != len(w) {
+						t.Fatalf("sharedAck(%v, %v, %d, %v) = %#v % x, want %#v % x", v, typ, id, rc, p, w, general, want)
+					}
+					if enc, err := packet.Append(nil, v, p); err != nil || !bytes.Equal(enc, w) {
+						t.Fatalf("sharedAck(%v, %v, %d) bytes % x, codec % x (%v)", v, typ, id, w, enc, err)
+					}
+				}
+			}
 		}
 	}
 }

@@ -199,6 +199,20 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 	return b.sendNow(c, p)
 }
 
+// sendAck sends the Success acknowledgement of type t (PUBACK to PUBCOMP)
+// for packet id id, as send does: the shared ack (box.go) without looking
+// it up by its type when there is one.
+func (b *Broker) sendAck(c *brokerConn, t packet.Type, id uint16) bool {
+	p, data := sharedAck(c.version, t, id, packet.Success)
+	if p == nil {
+		return b.send(c, b.pkts.ack(t, id, packet.Success))
+	}
+	if b.pol.Persistence == PersistEveryChange {
+		b.store.flush(b)
+	}
+	return b.emitSend(c, p, data)
+}
+
 // sendNow is send without the flush: only the legacy and mutated ack-before-
 // persist paths use it directly.
 //
@@ -219,7 +233,14 @@ func (b *Broker) sendNow(c *brokerConn, p packet.Packet) bool {
 			return false
 		}
 		data = b.sent.take(buf)
-	} else if c.maxOut > 0 && uint32(len(data)) > c.maxOut {
+	}
+	return b.emitSend(c, p, data)
+}
+
+// emitSend appends a Send of p encoded as data, unless data is larger than
+// the client's maximum [MQTT-3.1.2-25].
+func (b *Broker) emitSend(c *brokerConn, p packet.Packet, data []byte) bool {
+	if c.maxOut > 0 && uint32(len(data)) > c.maxOut {
 		return false // [MQTT-3.1.2-25]
 	}
 	snd, a := b.boxes.send.slot()

@@ -299,7 +299,7 @@ func (b *Broker) handlePubrec(c *brokerConn, p *packet.Pubrec) {
 		m.pubrel = true
 		b.saveOut(s, m)
 	}
-	b.send(c, b.pkts.ack(packet.PUBREL, p.PacketID, 0)) // [MQTT-4.3.3-4]
+	b.sendAck(c, packet.PUBREL, p.PacketID) // [MQTT-4.3.3-4]
 }
 
 // handlePubcomp completes a QoS 2 delivery [MQTT-4.3.3-5]; an unknown

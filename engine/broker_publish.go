@@ -17,7 +17,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	s := c.sess
 	if p.QoS == 2 {
 		if s.inbound.has(p.PacketID) {
-			b.send(c, b.pkts.ack(packet.PUBREC, p.PacketID, 0)) // [MQTT-4.3.3-10] not forwarded again
+			b.sendAck(c, packet.PUBREC, p.PacketID) // [MQTT-4.3.3-10] not forwarded again
 			return
 		}
 		if c.version == packet.V5 && c.inQoS2 >= int(b.cfg.ReceiveMaximum) {
@@ -45,16 +45,22 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	}
 	b.fanoutSend()
 	if !ackFirst && p.QoS > 0 {
-		b.send(c, b.ackFor(p)) // [MQTT-4.3.2-4] [MQTT-4.3.3-9] after the message is owned (and durable)
+		b.sendAck(c, ackType(p), p.PacketID) // [MQTT-4.3.2-4] [MQTT-4.3.3-9] after the message is owned (and durable)
 	}
 }
 
 // ackFor returns the PUBACK or PUBREC of a QoS 1/2 PUBLISH.
 func (b *Broker) ackFor(p *packet.Publish) packet.Packet {
+	return b.pkts.ack(ackType(p), p.PacketID, 0)
+}
+
+// ackType is the type of a QoS 1/2 PUBLISH's acknowledgement: PUBACK or
+// PUBREC.
+func ackType(p *packet.Publish) packet.Type {
 	if p.QoS == 1 {
-		return b.pkts.ack(packet.PUBACK, p.PacketID, 0)
+		return packet.PUBACK
 	}
-	return b.pkts.ack(packet.PUBREC, p.PacketID, 0)
+	return packet.PUBREC
 }
 
 // resolveAlias returns the topic of a PUBLISH, applying a v5 Topic Alias
@@ -150,7 +156,7 @@ func (b *Broker) handlePubrel(c *brokerConn, p *packet.Pubrel) {
 		c.inQoS2--
 	}
 	b.delInbound(s, p.PacketID)
-	b.send(c, b.pkts.ack(packet.PUBCOMP, p.PacketID, 0)) // [MQTT-4.3.3-11]
+	b.sendAck(c, packet.PUBCOMP, p.PacketID) // [MQTT-4.3.3-11]
 }
 
 // notFound is the reason code of an answer to an unknown id: 0x92 in v5,

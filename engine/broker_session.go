@@ -310,7 +310,7 @@ func (b *Broker) resend(s *brokerSession) {
 	for i := 0; i < len(s.inflight); {
 		m := &s.inflight[i]
 		if m.pubrel && b.pol.Mutations&MutPublishAfterPubrel == 0 {
-			b.send(c, b.pkts.ack(packet.PUBREL, m.id, 0))
+			b.sendAck(c, packet.PUBREL, m.id)
 			i++
 			continue
 		}

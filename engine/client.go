@@ -415,6 +415,10 @@ func (c *Client) closeConn(err error) {
 // sendAck sends a PUBACK, PUBREC, PUBREL or PUBCOMP with reason rc (v5 only;
 // 0 is omitted on the wire).
 func (c *Client) sendAck(t packet.Type, id uint16, rc packet.ReasonCode) bool {
+	if p, data := sharedAck(c.v, t, id, rc); p != nil {
+		c.sendBytes(data, p) // encoded once for all, read-only (box.go)
+		return true
+	}
 	p := c.acks.ack(t, id, rc)
 	data, err := c.encode(p)
 	if err != nil {
