@@ -21,7 +21,9 @@
 // (node, node) fall back to maps when a history has too many nodes or
 // messages for a dense table of a few times its length, and packet-id
 // tables keep ids of 1024 and above in maps (idtab.go); tests prove both
-// forms agree. Reasons are formatted only for violations.
+// forms agree. Reasons are formatted only for violations. A judge that asks
+// FaultsOf and Check of one history should index it once (IndexOf) and ask
+// the Indexed: the answers are the same, the index is built once.
 //
 // Assumptions about histories: the broker is named BrokerNode and clients
 // use their client ids as node and peer names; message ids (Msg) are unique
