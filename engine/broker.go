@@ -199,6 +199,26 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 	return b.sendNow(c, p)
 }
 
+// sendPub is send for a PUBLISH of a message. One whose topic and
+// properties passed the codec's checks when decoded (brokerMsg.checked)
+// is encoded without repeating them (packet.AppendPublishValid: the
+// forwarded properties are a subset of the decoded ones, with a Message
+// Expiry Interval).
+func (b *Broker) sendPub(c *brokerConn, p *packet.Publish, checked bool) bool {
+	if !checked {
+		return b.send(c, p)
+	}
+	if b.pol.Persistence == PersistEveryChange {
+		b.store.flush(b)
+	}
+	b.sent.reserve(sendRoom(p))
+	buf, err := packet.AppendPublishValid(b.sent.free, c.version, p)
+	if err != nil || (c.maxOut > 0 && uint32(len(buf)) > c.maxOut) {
+		return false // [MQTT-3.1.2-25] (the space written is not handed out)
+	}
+	return b.emitSend(c, p, b.sent.take(buf))
+}
+
 // sendAck sends the Success acknowledgement of type t (PUBACK to PUBCOMP)
 // for packet id id, as send does: the shared ack (box.go) without looking
 // it up by its type when there is one.

@@ -177,7 +177,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 		return false
 	}
 	p := b.pkts.publishN(dup, m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
-	if !b.send(c, p) {
+	if !b.sendPub(c, p, m.msg.checked) {
 		b.stats.DroppedSize++
 		b.removeOut(s, i)
 		return false
@@ -194,7 +194,7 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		b.stats.DroppedExpired++
 		return // [MQTT-3.3.2-5]
 	}
-	if b.send(c, b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)) {
+	if b.sendPub(c, b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now), m.msg.checked) {
 		b.stats.PublishesOut++
 	} else {
 		b.stats.DroppedSize++

@@ -22,6 +22,11 @@ type brokerMsg struct {
 	interval uint32
 	ntopic   uint16 // the topic's length (at most maxTopicLen)
 	expires  bool
+	// checked says the topic and properties come from a decoded PUBLISH or
+	// Will, so they passed the codec's checks: its copies are encoded
+	// without repeating them (sendPub). A message restored from a record
+	// is not checked.
+	checked bool
 }
 
 // maxTopicLen is the longest topic name: a UTF-8 string's length is two

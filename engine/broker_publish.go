@@ -33,6 +33,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		b.sendNow(c, b.ackFor(p)) // legacy / canary: the ack leaves before the message is stored
 	}
 	msg := newBrokerMsg(&b.bytes, topic, p.Payload, &p.Props, c.version == packet.V5)
+	msg.checked = true // decoded (an aliased topic was decoded with its first PUBLISH)
 	msg.startExpiry(b.now)
 	if p.QoS == 2 {
 		s.inbound.put(p.PacketID, uint64(c.id))

@@ -132,6 +132,7 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 	c.sess, c.connected = s, true
 	if p.Will != nil {
 		s.will = &brokerWill{msg: newBrokerMsg(&b.bytes, []byte(p.Will.Topic), p.Will.Payload, &p.Will.Props, v5), qos: p.Will.QoS, retain: p.Will.Retain}
+		s.will.msg.checked = true // decoded with the CONNECT
 		if v5 && p.Will.Props.Present.Has(packet.PropWillDelay) {
 			s.will.delay = p.Will.Props.WillDelay
 		}

@@ -12,6 +12,23 @@ const (
 // checkPublish enforces the PUBLISH rules visible in the decoded value; the
 // encoder and the decoder share it.
 func checkPublish(v Version, p *Publish) error {
+	if err := checkPublishFlags(v, p); err != nil {
+		return err
+	}
+	aliased := false
+	if v == V5 {
+		if err := checkProps(ctxPublish, &p.Props); err != nil {
+			return err
+		}
+		aliased = p.Props.Present.Has(PropTopicAlias)
+	}
+	// [MQTT-3.3.2-1] the Topic Name MUST be a UTF-8 string; [MQTT-3.3.2-2] no wildcards.
+	return checkTopicName(v, p.Topic, aliased, "PUBLISH topic")
+}
+
+// checkPublishFlags enforces the PUBLISH rules on QoS, DUP and the Packet
+// Identifier.
+func checkPublishFlags(v Version, p *Publish) error {
 	if p.QoS > 2 {
 		// [MQTT-3.3.1-4] a PUBLISH MUST NOT have both QoS bits set to 1.
 		return malformed("MQTT-3.3.1-4", "PUBLISH QoS is "+strconv.Itoa(int(p.QoS)))
@@ -28,15 +45,7 @@ func checkPublish(v Version, p *Publish) error {
 	} else if err := checkID(v, PUBLISH, p.PacketID); err != nil {
 		return err
 	}
-	aliased := false
-	if v == V5 {
-		if err := checkProps(ctxPublish, &p.Props); err != nil {
-			return err
-		}
-		aliased = p.Props.Present.Has(PropTopicAlias)
-	}
-	// [MQTT-3.3.2-1] the Topic Name MUST be a UTF-8 string; [MQTT-3.3.2-2] no wildcards.
-	return checkTopicName(v, p.Topic, aliased, "PUBLISH topic")
+	return nil
 }
 
 // appendPublish encodes PUBLISH.
@@ -50,6 +59,35 @@ func appendPublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 	if err := checkPublish(v, p); err != nil {
 		return dst, err
 	}
+	return writePublish(dst, v, p)
+}
+
+// AppendPublishValid is Append for a PUBLISH whose Topic and Props are known
+// to pass Append's checks: those of a PUBLISH (or a CONNECT's Will) that a
+// Decoder returned, or a subset of its PUBLISH properties with a Message
+// Expiry Interval added. It checks only the protocol version, the QoS, DUP
+// and Packet Identifier rules and the lengths, sparing the topic and
+// property checks a broker forwarding decoded messages would otherwise
+// repeat per copy. When the promise holds it writes what Append writes
+// (TestAppendPublishValid); when it does not, the bytes may not decode.
+func AppendPublishValid(dst []byte, v Version, p *Publish) ([]byte, error) {
+	if v != V311 && v != V5 {
+		return Append(dst, v, p) // the refusal, as Append words it
+	}
+	if p == nil {
+		return dst, protocol("§2.1.2", "nil packet")
+	}
+	if err := checkLen(len(p.Topic), "PUBLISH topic"); err != nil {
+		return dst, err
+	}
+	if err := checkPublishFlags(v, p); err != nil {
+		return dst, err
+	}
+	return writePublish(dst, v, p)
+}
+
+// writePublish writes a checked PUBLISH.
+func writePublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 	n := 2 + len(p.Topic) + len(p.Payload)
 	if p.QoS > 0 {
 		n += 2
