@@ -5,7 +5,10 @@
 //
 // Encoding: Append(dst, v, p) appends p to dst and allocates nothing when dst
 // has room. It validates what it encodes: a packet the decoder would refuse is
-// not written, Append returns the *Error instead. v5 acknowledgements,
+// not written, Append returns the *Error instead. AppendPublishValid is the
+// exception a broker uses for PUBLISHes built from decoded ones: it trusts
+// the topic and properties its caller vouches for and checks the rest.
+// v5 acknowledgements,
 // DISCONNECT and AUTH are written in their shortest form (reason and property
 // length omitted when Success / empty).
 //
