@@ -7,10 +7,9 @@
 // has room. It validates what it encodes: a packet the decoder would refuse is
 // not written, Append returns the *Error instead. AppendPublishValid is the
 // exception a broker uses for PUBLISHes built from decoded ones: it trusts
-// the topic and properties its caller vouches for and checks the rest.
-// v5 acknowledgements,
-// DISCONNECT and AUTH are written in their shortest form (reason and property
-// length omitted when Success / empty).
+// the topic and properties its caller vouches for and checks the rest. v5
+// acknowledgements, DISCONNECT and AUTH are written in their shortest form
+// (reason and property length omitted when Success / empty).
 //
 // Decoding: Decode takes one whole packet from the front of a buffer
 // (ErrIncomplete when it holds less); DecodePublish fills a caller's *Publish
