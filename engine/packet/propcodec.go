@@ -110,6 +110,10 @@ func (p *Properties) isEmpty() bool {
 
 // decodeProps reads a v5 property list (length then properties) into p.
 func decodeProps(r *reader, ctx propCtx, p *Properties) error {
+	if r.off < len(r.b) && r.b[r.off] == 0 {
+		r.off++ // Property Length 0: the usual packet, nothing to read
+		return nil
+	}
 	n, err := r.vbi("property length")
 	if err != nil {
 		return err
