@@ -20,10 +20,11 @@ type index struct {
 	topics []string // topic id -> topic of an Accepted event
 	accs   []accRef // the Accepted events, in order
 
-	nodeMap  map[string]int32 // used once nodes outgrow a linear scan
-	msgMap   map[string]int32
-	topicMap map[string]int32
-	lastMsg  int32 // the id msgID returned last (consecutive events often share it)
+	nodeMap   map[string]int32 // used once nodes outgrow a linear scan
+	nodeCache [nodeSlots]int32 // recent node ids by nodeSlot of their names
+	msgMap    map[string]int32
+	topicMap  map[string]int32
+	lastMsg   int32 // the id msgID returned last (consecutive events often share it)
 
 	liveness   int  // the first LivenessStart, or -1
 	connClosed bool // the history records a ConnClosed event
@@ -100,8 +101,33 @@ func newIndexOf(h *History, sparse bool) *index {
 	return x
 }
 
-// nodeID returns the id of node name s, adding it.
+// nodeSlots is the size of the index's direct-mapped cache of node ids.
+const nodeSlots = 32
+
+// nodeSlot is s's slot in that cache: a cheap mix of its length and its
+// first and last bytes, which tells apart names like "p1", "p2" and "s1".
+func nodeSlot(s string) int {
+	if s == "" {
+		return 0
+	}
+	return (len(s)*7 + int(s[0])*3 + int(s[len(s)-1])) & (nodeSlots - 1)
+}
+
+// nodeID returns the id of node name s, adding it. Every event names two
+// nodes: the cache answers most lookups with one comparison (ids start at
+// 0, the broker, which a miss only costs a comparison).
 func (x *index) nodeID(s string) int32 {
+	slot := nodeSlot(s)
+	if id := x.nodeCache[slot]; x.nodes[id] == s {
+		return id
+	}
+	id := x.lookupNode(s)
+	x.nodeCache[slot] = id
+	return id
+}
+
+// lookupNode returns the id of node name s, adding it.
+func (x *index) lookupNode(s string) int32 {
 	if x.nodeMap == nil {
 		for id, n := range x.nodes {
 			if n == s {
