@@ -23,10 +23,25 @@ func plainASCII(b []byte, noWild bool) bool {
 		}
 		b = b[8:]
 	}
+	bad := &notPlain[0]
+	if noWild {
+		bad = &notPlain[1]
+	}
 	for _, c := range b {
-		if c >= 0x80 || c == 0 || (noWild && (c == '+' || c == '#')) {
+		if bad[c] {
 			return false
 		}
 	}
 	return true
 }
+
+// notPlain marks, per byte value, what plainASCII refuses: non-ASCII and
+// U+0000 (row 0), and also '+' and '#' (row 1, noWild). Built once at
+// package initialisation and never written again.
+var notPlain = func() (t [2][256]bool) {
+	for c := range 256 {
+		t[0][c] = c >= 0x80 || c == 0
+		t[1][c] = t[0][c] || c == '+' || c == '#'
+	}
+	return t
+}()
