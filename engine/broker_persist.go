@@ -99,7 +99,9 @@ func (st *brokerStore) flush(b *Broker) {
 		w.Op, w.Key, w.Value, w.Sync = p.op, p.key, p.val, i == n-1
 		b.emit(a)
 	}
-	clear(st.pending)
+	// The flushed changes are left in the array for the next batch to
+	// overwrite, not cleared (a bulk clear with write barriers per batch):
+	// they reference only keys and values just handed out in the Persists.
 	st.pending = st.pending[:0]
 	st.index = nil
 }
