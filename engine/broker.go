@@ -282,12 +282,16 @@ func sendRoom(p packet.Packet) int {
 
 // finish ends the Step's actions, reusing the result slice. The last Step's
 // references were dropped by overwriting them; only the slots the new
-// result does not reach are cleared: clearing a slot and then writing it
-// costs two write barriers while the GC runs.
+// result does not reach are cleared (clearing a slot and then writing it
+// costs two write barriers while the GC runs), one by one: usually a slot
+// or two, not worth a bulk clear call.
 func (b *Broker) finish() []Action {
 	n := len(b.out)
 	if n < b.prevOut {
-		clear(b.out[n:b.prevOut])
+		all := b.out[:b.prevOut]
+		for i := n; i < len(all); i++ {
+			all[i] = nil
+		}
 	}
 	if n == 0 {
 		return nil

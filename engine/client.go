@@ -178,8 +178,12 @@ func (c *Client) Step(now Time, ev Event) []Action {
 	if n := len(c.acts); n < prev {
 		// Drop the last Step's references that this Step did not overwrite
 		// (clearing them all first would cost two write barriers per slot
-		// while the GC runs).
-		clear(c.acts[n:prev])
+		// while the GC runs). Usually a slot or two: stored one by one,
+		// inline, rather than by a bulk clear call.
+		all := c.acts[:prev]
+		for i := n; i < len(all); i++ {
+			all[i] = nil
+		}
 	}
 	return c.acts
 }
