@@ -1,48 +1,32 @@
 package model
 
 // flight is a packet id used in one direction, as its sender sees it: in
-// flight until done, then kept as the id's last completed flight.
+// flight until done, then kept as the id's last completed flight. It holds
+// no pointer (its PUBLISH is named by step), so the tables of flights are
+// memory the collector never scans.
 type flight struct {
-	kind       uint8   // PUBLISH, SUBSCRIBE or UNSUBSCRIBE
-	pubrec     bool    // a PUBREC < 0x80 was received
-	pubrelSent bool    // a PUBREL was sent
-	done       bool    // completed: no longer in flight
-	pub        *Packet // PUBLISH: the packet (in the history) whose message this is
-	seq        int32   // global order of the first send
-	conn       int32   // sender's connection epoch at the last send
-	step       int32   // step of the last send
-	pubrecAt   int32   // the sender's crash count when it was
-	pubrelStep int32   // step of the PUBREL
-	doneAt     int32   // the sender's crash count at completion
+	kind       uint8 // PUBLISH, SUBSCRIBE or UNSUBSCRIBE
+	pubrec     bool  // a PUBREC < 0x80 was received
+	pubrelSent bool  // a PUBREL was sent
+	done       bool  // completed: no longer in flight
+	pubAt      int32 // PUBLISH: 1 + the step whose packet carries the flight's message; else 0
+	seq        int32 // global order of the first send
+	conn       int32 // sender's connection epoch at the last send
+	step       int32 // step of the last send
+	pubrecAt   int32 // the sender's crash count when it was
+	pubrelStep int32 // step of the PUBREL
+	doneAt     int32 // the sender's crash count at completion
 }
 
-// msg, topic and qos are the flight's message id, topic and QoS (PUBLISH).
-func (f *flight) msg() string {
-	if f.pub == nil {
-		return ""
-	}
-	return f.pub.Msg
-}
+// noPacket is the packet of a flight without a PUBLISH: every field zero.
+var noPacket Packet
 
-func (f *flight) topic() string {
-	if f.pub == nil {
-		return ""
+// pub returns the PUBLISH packet of f (in h), or a zero packet.
+func (f *flight) pub(h *History) *Packet {
+	if f.pubAt == 0 {
+		return &noPacket
 	}
-	return f.pub.Topic
-}
-
-func (f *flight) qos() uint8 {
-	if f.pub == nil {
-		return 0
-	}
-	return f.pub.QoS
-}
-
-func (f *flight) payload() string {
-	if f.pub == nil {
-		return ""
-	}
-	return f.pub.Payload
+	return &h.Events[f.pubAt-1].Packet
 }
 
 // link is the sender's view of its current connection towards a peer.
@@ -84,7 +68,7 @@ func (t *tracker) state(from, to int32) *dirState {
 	s := t.dirs.at(from, to)
 	if !s.used {
 		*s = dirState{from: from, to: t.x.nodes[to], used: true,
-			link: link{spStep: -1}}
+			link: link{spStep: -1}, ids: flights{size: int(t.x.maxID[from]) + 1}}
 	}
 	return s
 }
@@ -186,7 +170,7 @@ func (s *dirState) put(id uint16, f flight) {
 
 // sentPublish records a first send or a resend of a QoS>0 PUBLISH.
 func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
-	if seq, ok := s.resendSeq(p); ok {
+	if seq, ok := t.resendSeq(s, p); ok {
 		if seq > s.lastSeq {
 			s.lastSeq = seq
 		}
@@ -194,31 +178,32 @@ func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
 			f.conn, f.step = s.epoch, int32(i)
 			return
 		}
-		s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: seq, conn: s.epoch, step: int32(i)})
+		s.put(p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: seq, conn: s.epoch, step: int32(i)})
 		return
 	}
-	s.put(p.ID, flight{kind: PUBLISH, pub: p, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
+	s.put(p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
 }
 
 // resendSeq reports whether p resends a message this direction already sent
 // with that id (in flight, or completed but resent after a crash), and the
 // original send order of that message.
-func (s *dirState) resendSeq(p *Packet) (int32, bool) {
-	if f := s.get(p.ID); f != nil && f.kind == PUBLISH && (p.Dup || samePublish(f, p)) {
+func (t *tracker) resendSeq(s *dirState, p *Packet) (int32, bool) {
+	if f := s.get(p.ID); f != nil && f.kind == PUBLISH && (p.Dup || t.samePublish(f, p)) {
 		return f.seq, true
 	}
 	if !p.Dup {
 		return 0, false
 	}
-	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && samePublish(f, p) {
+	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && t.samePublish(f, p) {
 		return f.seq, true
 	}
 	return 0, false
 }
 
 // samePublish reports whether p carries the same message as f.
-func samePublish(f *flight, p *Packet) bool {
-	return f.msg() == p.Msg && f.payload() == p.Payload && f.topic() == p.Topic && f.qos() == p.QoS
+func (t *tracker) samePublish(f *flight, p *Packet) bool {
+	q := f.pub(t.x.h)
+	return q.Msg == p.Msg && q.Payload == p.Payload && q.Topic == p.Topic && q.QoS == p.QoS
 }
 
 func (t *tracker) received(i int, e *Event) {

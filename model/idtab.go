@@ -9,6 +9,17 @@ const maxDenseID = 1024
 type flights struct {
 	low  []flight           // ids below maxDenseID, grown on demand
 	high map[uint16]*flight // larger ids
+	size int                // how long to make low at first: 1 + the sender's largest id, if known
+}
+
+// grow makes low long enough for id (< maxDenseID): at once to size when
+// it is first needed, so a direction's table is usually allocated once.
+func (fs *flights) grow(id uint16) {
+	n := int(id) + 1
+	if fs.low == nil && fs.size > n {
+		n = min(fs.size, maxDenseID)
+	}
+	fs.low = append(fs.low, make([]flight, n-len(fs.low))...)
 }
 
 // lookup returns the flight of id, or nil.
@@ -26,7 +37,7 @@ func (fs *flights) lookup(id uint16) *flight {
 func (fs *flights) put(id uint16, f flight) {
 	if id < maxDenseID {
 		if int(id) >= len(fs.low) {
-			fs.low = append(fs.low, make([]flight, int(id)+1-len(fs.low))...)
+			fs.grow(id)
 		}
 		fs.low[id] = f
 		return

@@ -16,6 +16,7 @@ type index struct {
 	msgs  []string // msg id -> message id; 0 is ""
 	ev    []evIDs  // per event
 	roles []Role   // node id -> role (see Roles)
+	maxID []uint16 // node id -> the largest id of a flight it opened (Sent QoS>0 PUBLISH, SUBSCRIBE, UNSUBSCRIBE)
 
 	topics []string // topic id -> topic of an Accepted event
 	accs   []accRef // the Accepted events, in order
@@ -59,7 +60,7 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 // large histories use), so tests can compare both forms.
 func newIndexOf(h *History, sparse bool) *index {
 	x := &index{
-		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""}, roles: []Role{RoleBroker, 0},
+		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
 		ev: make([]evIDs, len(h.Events)), liveness: -1,
 		msgMap: make(map[string]int32, len(h.Events)/8), topicMap: map[string]int32{}, sparse: sparse,
 	}
@@ -90,6 +91,9 @@ func newIndexOf(h *History, sparse bool) *index {
 			if e.Kind == Received && d.node != brokerID && e.Packet.Type == PUBLISH {
 				x.roles[d.node] |= RoleSubscriber
 			}
+			if e.Kind == Sent && opensFlight(&e.Packet) && e.Packet.ID > x.maxID[d.node] {
+				x.maxID[d.node] = e.Packet.ID
+			}
 		case LivenessStart:
 			if x.liveness < 0 {
 				x.liveness = i
@@ -99,6 +103,18 @@ func newIndexOf(h *History, sparse bool) *index {
 		}
 	}
 	return x
+}
+
+// opensFlight reports whether sending p puts its packet id in flight (see
+// tracker.sent).
+func opensFlight(p *Packet) bool {
+	switch p.Type {
+	case PUBLISH:
+		return p.QoS > 0
+	case SUBSCRIBE, UNSUBSCRIBE:
+		return true
+	}
+	return false
 }
 
 // nodeSlots is the size of the index's direct-mapped cache of node ids.
@@ -135,7 +151,7 @@ func (x *index) lookupNode(s string) int32 {
 			}
 		}
 		if len(x.nodes) < maxScanNodes {
-			x.nodes, x.roles = append(x.nodes, s), append(x.roles, 0)
+			x.nodes, x.roles, x.maxID = append(x.nodes, s), append(x.roles, 0), append(x.maxID, 0)
 			return int32(len(x.nodes) - 1)
 		}
 		x.nodeMap = make(map[string]int32, 2*maxScanNodes)
@@ -146,7 +162,7 @@ func (x *index) lookupNode(s string) int32 {
 	if id, ok := x.nodeMap[s]; ok {
 		return id
 	}
-	x.nodes, x.roles = append(x.nodes, s), append(x.roles, 0)
+	x.nodes, x.roles, x.maxID = append(x.nodes, s), append(x.roles, 0), append(x.maxID, 0)
 	x.nodeMap[s] = int32(len(x.nodes) - 1)
 	return int32(len(x.nodes) - 1)
 }

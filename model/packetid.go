@@ -44,12 +44,12 @@ func judgeNewID(t *tracker, i int, e *Event) string {
 		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), e.Peer, rule)
 	}
 	f := t.sentState(i).get(p.ID)
-	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && samePublish(f, p)) {
+	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && t.samePublish(f, p)) {
 		return ""
 	}
 	was := packetName(f.kind)
 	if f.kind == PUBLISH {
-		was = fmt.Sprintf("PUBLISH of msg %q", f.msg())
+		was = fmt.Sprintf("PUBLISH of msg %q", f.pub(t.x.h).Msg)
 	}
 	return fmt.Sprintf("new %s to %s reuses id %d, still in flight since step %d (%s) %s",
 		packetName(p.Type), e.Peer, p.ID, f.step, was, rule)

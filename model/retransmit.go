@@ -41,11 +41,11 @@ func (c *retransmitCheck) finish(*index) []Violation { return c.out }
 func judgeResend(t *tracker, s *dirState, p *Packet) string {
 	f := s.get(p.ID)
 	if f == nil || f.kind != PUBLISH {
-		if past := s.past(p.ID); p.Dup && past != nil && past.kind == PUBLISH && samePublish(past, p) {
+		if past := s.past(p.ID); p.Dup && past != nil && past.kind == PUBLISH && t.samePublish(past, p) {
 			f = past
 		}
 	}
-	if f == nil || f.kind != PUBLISH || (!p.Dup && !samePublish(f, p)) {
+	if f == nil || f.kind != PUBLISH || (!p.Dup && !t.samePublish(f, p)) {
 		if p.Dup && !s.sp {
 			return fmt.Sprintf("PUBLISH id %d (msg %q) to %s has DUP=1 but resends nothing, outside a session-present reconnect [MQTT-3.3.1-1]", p.ID, p.Msg, s.to)
 		}
@@ -68,8 +68,9 @@ func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
 		why = " after its PUBREC; PUBREL was due [MQTT-4.3.3-4] [MQTT-4.4.0-1]"
 	case !p.Dup:
 		why = " with DUP=0 [MQTT-3.3.1-1]"
-	case !samePublish(f, p):
-		why = fmt.Sprintf(" differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", f.msg(), f.topic(), f.qos())
+	case !t.samePublish(f, p):
+		q := f.pub(t.x.h)
+		why = fmt.Sprintf(" differs from the original (msg %q topic %q QoS %d) [MQTT-4.4.0-1]", q.Msg, q.Topic, q.QoS)
 	case f.conn == s.epoch:
 		why = fmt.Sprintf(" on the same connection it was sent on at step %d [MQTT-4.4.0-1]", f.step)
 	case !s.sp:
