@@ -24,7 +24,8 @@ type clientInbound struct {
 	awaitingRel seqTable
 	pendingByID idTable[clientDelivery] // delivered, the application's Ack pending
 	byDelivery  deliveryQueue           // the same, by clientDelivery id
-	ackQueue    []*clientDelivery       // this connection's owed acks, in arrival order
+	ackQueue    []*clientDelivery       // ackQueue[ackHead:]: this connection's owed acks, in arrival order
+	ackHead     int                     // the slots before it are nil: flushAcks moves it, no shift
 	nextDID     DeliveryID
 	nextSeq     uint64
 }
@@ -40,8 +41,19 @@ func (in *clientInbound) hasState() bool {
 // connLost forgets the acks owed on the closed connection; the deliveries
 // stay, so a resent PUBLISH is not delivered twice.
 func (in *clientInbound) connLost() {
-	clear(in.ackQueue)
-	in.ackQueue = in.ackQueue[:0]
+	clear(in.ackQueue[in.ackHead:])
+	in.ackQueue, in.ackHead = in.ackQueue[:0], 0
+}
+
+// pushAck queues an owed ack. A full array with room before the head moves
+// the queue to its front instead of growing.
+func (in *clientInbound) pushAck(d *clientDelivery) {
+	if len(in.ackQueue) == cap(in.ackQueue) && in.ackHead > 0 {
+		n := copy(in.ackQueue, in.ackQueue[in.ackHead:])
+		clear(in.ackQueue[n:])
+		in.ackQueue, in.ackHead = in.ackQueue[:n], 0
+	}
+	in.ackQueue = append(in.ackQueue, d)
 }
 
 // sortedRelIDs lists the awaiting-PUBREL ids in increasing order.
@@ -113,14 +125,14 @@ func (c *Client) deliverPending(p *packet.Publish) {
 	*d = clientDelivery{did: c.deliver(p), id: p.PacketID, qos: p.QoS, conn: c.conn}
 	c.in.pendingByID.set(d.id, d)
 	c.in.byDelivery.push(d)
-	c.in.ackQueue = append(c.in.ackQueue, d)
+	c.in.pushAck(d)
 }
 
 // rebind moves a pending clientDelivery's owed ack to the current connection.
 func (c *Client) rebind(d *clientDelivery) {
 	if d.conn != c.conn {
 		d.conn = c.conn
-		c.in.ackQueue = append(c.in.ackQueue, d)
+		c.in.pushAck(d)
 	}
 }
 
@@ -165,13 +177,17 @@ func (c *Client) handleAck(e Ack) {
 	c.flushAcks()
 }
 
-// flushAcks sends the owed acks at the head of the queue that are acked.
+// flushAcks sends the owed acks at the head of the queue that are acked,
+// moving the head past them (an emptied queue starts again at the front).
 func (c *Client) flushAcks() {
-	q := c.in.ackQueue
-	n := 0
-	for n < len(q) && q[n].acked && c.state == csConnected {
-		d := q[n]
-		n++
+	in := &c.in
+	for in.ackHead < len(in.ackQueue) && in.ackQueue[in.ackHead].acked && c.state == csConnected {
+		q, h := in.ackQueue, in.ackHead
+		d := q[h]
+		q[h] = nil
+		if in.ackHead = h + 1; in.ackHead == len(q) {
+			in.ackQueue, in.ackHead = q[:0], 0
+		}
 		if d.conn != c.conn {
 			continue
 		}
@@ -182,13 +198,8 @@ func (c *Client) flushAcks() {
 			ok = c.sendAck(packet.PUBREC, d.id, 0) // [MQTT-4.3.3-8]
 		}
 		if !ok {
-			return
+			return // the connection closed: connLost emptied the queue
 		}
-	}
-	if n > 0 {
-		m := copy(q, q[n:])
-		clear(q[m:])
-		c.in.ackQueue = q[:m]
 	}
 }
 

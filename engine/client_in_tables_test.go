@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/mqttlab/mqttlab/engine/packet"
 	"pgregory.net/rapid"
 )
 
@@ -89,6 +91,88 @@ func TestDeliveryQueueMatchesMap(t *testing.T) {
 				if inside && i > q.head && all[i-1].did >= d.did {
 					t.Fatalf("slot %d out of order", i)
 				}
+			}
+		}
+	})
+}
+
+// TestClientAckQueueOrder drives a connected after-callback client with
+// PUBLISHes (QoS 1 and 2, fresh ids) and application Acks in any order:
+// the PUBACKs and PUBRECs must leave in the order their PUBLISHes arrived,
+// each once its delivery and every earlier one is acked [MQTT-4.6.0-2]
+// [MQTT-4.6.0-3], however the owed-ack queue's head moves and wraps.
+func TestClientAckQueueOrder(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := DefaultClientConfig("c1", presetFixedClient)
+		cfg.KeepAlive = 0
+		c, err := NewClient(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Step(0, Connect{Cmd: 1})
+		c.Step(0, ConnOpened{Conn: 1})
+		wire := func(p packet.Packet) []byte {
+			b, err := packet.Append(nil, packet.V5, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+		c.Step(0, BytesReceived{Conn: 1, Data: wire(&packet.Connack{})})
+		type owed struct {
+			id    uint16
+			qos   packet.QoS
+			did   DeliveryID
+			acked bool
+		}
+		var model []owed // arrival order, not yet sent
+		next := uint16(1)
+		for range rapid.IntRange(1, 60).Draw(t, "steps") {
+			var acts []Action
+			if len(model) == 0 || len(model) < 40 && rapid.Bool().Draw(t, "publish") {
+				q := packet.QoS(rapid.IntRange(1, 2).Draw(t, "qos"))
+				acts = c.Step(0, BytesReceived{Conn: 1, Data: wire(&packet.Publish{QoS: q, PacketID: next, Topic: []byte("a"), Payload: []byte("x")})})
+				var did DeliveryID
+				for _, a := range acts {
+					if d, ok := a.(Deliver); ok {
+						did = d.Delivery
+					}
+				}
+				if did == 0 {
+					t.Fatalf("PUBLISH %d not delivered: %#v", next, acts)
+				}
+				model = append(model, owed{id: next, qos: q, did: did})
+				next++
+				continue
+			}
+			i := rapid.IntRange(0, len(model)-1).Draw(t, "ack")
+			if model[i].acked {
+				continue
+			}
+			model[i].acked = true
+			acts = c.Step(0, Ack{Delivery: model[i].did})
+			var want []string
+			for len(model) > 0 && model[0].acked {
+				typ := packet.PUBACK
+				if model[0].qos == 2 {
+					typ = packet.PUBREC
+				}
+				want = append(want, fmt.Sprintf("%v %d", typ, model[0].id))
+				model = model[1:]
+			}
+			var got []string
+			for _, a := range acts {
+				if s, ok := a.(Send); ok {
+					switch p := s.Packet.(type) {
+					case *packet.Puback:
+						got = append(got, fmt.Sprintf("%v %d", packet.PUBACK, p.PacketID))
+					case *packet.Pubrec:
+						got = append(got, fmt.Sprintf("%v %d", packet.PUBREC, p.PacketID))
+					}
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("after an Ack the client sent %q, want %q", got, want)
 			}
 		}
 	})

@@ -35,7 +35,8 @@ func (q *deliveryQueue) take(id DeliveryID) *clientDelivery {
 	d := live[i]
 	switch {
 	case len(live) == 1:
-		q.reset()
+		q.ds[q.head] = nil // the slots before the head are nil already
+		q.ds, q.head = q.ds[:0], 0
 	case i == 0:
 		q.ds[q.head] = nil
 		q.head++
