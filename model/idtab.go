@@ -85,6 +85,9 @@ func (fs *flights) reset() {
 	clear(fs.high)
 }
 
+// minIDWords is the least length of a grown idSet: ids below 256.
+const minIDWords = 4
+
 // idSet is a set of packet ids (a bit set grown on demand).
 type idSet []uint64
 
@@ -98,7 +101,9 @@ func (s idSet) has(id uint16) bool {
 func (s *idSet) add(id uint16) bool {
 	w := int(id >> 6)
 	if w >= len(*s) {
-		*s = append(*s, make([]uint64, w+1-len(*s))...)
+		// At least minIDWords at once: ids are mostly small, and a set
+		// grown a word at a time would allocate at every 64 ids.
+		*s = append(*s, make([]uint64, max(w+1, minIDWords)-len(*s))...)
 	}
 	b := uint64(1) << (id & 63)
 	added := (*s)[w]&b == 0
@@ -136,6 +141,14 @@ func (m *idSteps) get(id uint16) (int, bool) {
 	}
 	step, ok := m.high[id]
 	return step, ok
+}
+
+// reserve makes room for ids below n (at most maxDenseID) if nothing is
+// set yet, so a table whose largest id is known is allocated once.
+func (m *idSteps) reserve(n int) {
+	if m.low == nil {
+		m.low = make([]int32, min(n, maxDenseID))
+	}
 }
 
 // set maps id to step.

@@ -23,7 +23,7 @@ type index struct {
 
 	nodeMap   map[string]int32 // used once nodes outgrow a linear scan
 	nodeCache [nodeSlots]int32 // recent node ids by nodeSlot of their names
-	msgMap    map[string]int32
+	msgIDs    strIDs           // msg id -> its id in msgs
 	topicMap  map[string]int32
 	lastMsg   int32 // the id msgID returned last (consecutive events often share it)
 
@@ -60,11 +60,15 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 // large histories use), so tests can compare both forms.
 func newIndexOf(h *History, sparse bool) *index {
 	x := &index{
-		h: h, nodes: []string{BrokerNode, ""}, msgs: []string{""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
-		ev: make([]evIDs, len(h.Events)), liveness: -1,
-		msgMap: make(map[string]int32, len(h.Events)/8), topicMap: map[string]int32{}, sparse: sparse,
+		h: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
+		ev: make([]evIDs, len(h.Events)), liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
 	}
-	x.msgMap[""] = 0
+	// A message takes some 12 to 16 events (accepted, sent and received by both
+	// hops, acknowledged, delivered): room for that many ids at first.
+	msgs := len(h.Events)/12 + 1
+	x.msgs, x.msgIDs = make([]string, 0, msgs), newStrIDs(msgs)
+	x.msgIDs.id(&x.msgs, "") // id 0
+	x.accs = make([]accRef, 0, msgs)
 	if sparse {
 		x.nodeMap = map[string]int32{BrokerNode: brokerID, "": emptyID}
 	}
@@ -183,12 +187,7 @@ func (x *index) msgID(s string) int32 {
 	if x.msgs[x.lastMsg] == s {
 		return x.lastMsg
 	}
-	id, ok := x.msgMap[s]
-	if !ok {
-		x.msgs = append(x.msgs, s)
-		id = int32(len(x.msgs) - 1)
-		x.msgMap[s] = id
-	}
+	id := x.msgIDs.id(&x.msgs, s)
 	x.lastMsg = id
 	return id
 }

@@ -24,6 +24,7 @@ func checkPubrelAnswered(x *index) []Violation {
 		case Received:
 			if e.Packet.Type == PUBREL {
 				ids := pending.at(d.node, d.peer)
+				ids.reserve(int(x.maxID[d.peer]) + 1) // PUBREL ids are the peer's PUBLISH ids
 				if _, ok := ids.get(e.Packet.ID); !ok {
 					ids.set(e.Packet.ID, i)
 				}
