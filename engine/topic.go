@@ -148,6 +148,9 @@ func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
 		out = t.root.match(topic, topic[0] == '$', out)
 	}
 	found := out[start:]
+	if sortedUnique(found) {
+		return out // the usual match: one node's subscriptions, already in client-id order
+	}
 	slices.SortFunc(found, func(a, b subMatch) int { return cmp.Compare(a.client, b.client) })
 	w := start
 	for i := start; i < len(out); i++ {
@@ -163,6 +166,17 @@ func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
 		w++
 	}
 	return out[:w]
+}
+
+// sortedUnique reports whether the matches are in strictly increasing
+// client-id order: nothing to sort or merge.
+func sortedUnique(found []subMatch) bool {
+	for i := 1; i < len(found); i++ {
+		if found[i-1].client >= found[i].client {
+			return false
+		}
+	}
+	return true
 }
 
 // match walks the remaining levels rest below n. dollar disables the
