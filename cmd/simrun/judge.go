@@ -45,17 +45,18 @@ type verdict struct {
 // judgeRun checks a run's history. The run must have been made with
 // SkipCheck: the check is done here, once.
 func (j judge) judgeRun(r sim.Result, all bool) verdict {
-	faults := model.FaultsOf(r.History())
+	ix := model.IndexOf(r.History()) // one index for the faults and the check
+	faults := ix.Faults()
 	v := verdict{own: model.Promises(r.Policy, faults)}
 	v.promised = v.own
 	if j == judgeSpec {
 		v.promised = model.Promises(model.FixedPolicy(), faults)
 	}
 	if !all {
-		v.violations = model.Check(r.History(), model.Options{Only: v.promised})
+		v.violations = ix.Check(model.Options{Only: v.promised})
 		return v
 	}
-	for _, x := range model.Check(r.History(), model.Options{}) {
+	for _, x := range ix.Check(model.Options{}) {
 		if v.promised.Has(x.Invariant) {
 			v.violations = append(v.violations, x)
 		} else {
