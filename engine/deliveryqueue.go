@@ -26,9 +26,12 @@ func (q *deliveryQueue) push(d *clientDelivery) {
 // take removes and returns the delivery of id, or nil.
 func (q *deliveryQueue) take(id DeliveryID) *clientDelivery {
 	live := q.ds[q.head:]
-	i, ok := slices.BinarySearchFunc(live, id, func(d *clientDelivery, id DeliveryID) int {
-		return cmpU64(uint64(d.did), uint64(id))
-	})
+	i, ok := 0, len(live) > 0 && live[0].did == id // the usual Ack: of the oldest
+	if !ok {
+		i, ok = slices.BinarySearchFunc(live, id, func(d *clientDelivery, id DeliveryID) int {
+			return cmpU64(uint64(d.did), uint64(id))
+		})
+	}
 	if !ok {
 		return nil
 	}
