@@ -25,25 +25,23 @@ const (
 
 func checkQoS2ExactlyOnce(x *index) []Violation {
 	flags := make([]uint8, len(x.msgs))
-	for i := range x.h.Events {
-		e := &x.h.Events[i]
+	for i, k := range x.kinds {
 		switch {
-		case e.Kind == Accepted:
-			flags[x.ev[i].msg] |= published(e.QoS)
-		case e.Kind == Sent && x.ev[i].node != brokerID && e.Packet.Type == PUBLISH:
-			flags[x.ev[i].msg] |= published(e.Packet.QoS)
+		case k.kind == Accepted:
+			flags[x.ev[i].msg] |= published(x.h.Events[i].QoS)
+		case k.kind == Sent && k.typ == PUBLISH && x.ev[i].node != brokerID:
+			flags[x.ev[i].msg] |= published(x.h.Events[i].Packet.QoS)
 		}
 	}
 	// first holds, per subscriber and message, 2*step+1 of the first
 	// delivery, plus 1 once some delivery was at QoS 0 or 2 (strict).
 	first := newPairs[int32](x)
 	var out []Violation
-	for i := range x.h.Events {
-		e := &x.h.Events[i]
-		if e.Kind != Delivered {
+	for i, k := range x.kinds {
+		if k.kind != Delivered {
 			continue
 		}
-		d := &x.ev[i]
+		e, d := &x.h.Events[i], &x.ev[i]
 		if flags[d.msg]&msgPublished == 0 {
 			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
 				Reason: fmt.Sprintf("delivered msg %q on %q that no client published (created)", e.Msg, e.Topic)})

@@ -110,10 +110,19 @@ func faultsOf(x *index) Faults {
 		s.nodes[id] = nodeFaults{role: r, undelivGen: 1}
 	}
 	var f Faults
-	for i := range x.h.Events {
-		s.step(&f, i, &x.h.Events[i])
+	for i, k := range x.kinds {
+		if faultEvents.has(k) {
+			s.step(&f, i, &x.h.Events[i])
+		}
 	}
 	return f
+}
+
+// faultEvents are the events faultScan.step reads.
+var faultEvents = eventSet{
+	kinds:    kindBits(Accepted, Acknowledged, Delivered, Crash, Restart, StateLost, Partition, ConnClosed, LivenessStart),
+	sent:     typeBits(PUBREC, CONNECT, DISCONNECT),
+	received: typeBits(PUBLISH),
 }
 
 func (s *faultScan) step(f *Faults, i int, e *Event) {

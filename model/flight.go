@@ -244,8 +244,17 @@ func (t *tracker) complete(s *dirState, id uint16, kind uint8) {
 	f.done, f.doneAt = true, t.crashes[s.from]
 }
 
+// trackedEvents are the events the tracker (update) and the tracked checks
+// (observe) read: a new tracked check must read no other.
+var trackedEvents = eventSet{
+	kinds:    kindBits(ConnOpened, ConnClosed, Connected, Crash),
+	allSent:  true,
+	received: typeBits(CONNACK, PUBACK, PUBCOMP, PUBREC, SUBACK, UNSUBACK),
+}
+
 // trackedCheck is an invariant check that reads the tracker: observe sees
-// each event before the tracker applies it; finish returns the violations.
+// each event of trackedEvents before the tracker applies it; finish returns
+// the violations.
 type trackedCheck interface {
 	observe(t *tracker, i int, e *Event)
 	finish(x *index) []Violation
@@ -255,7 +264,10 @@ type trackedCheck interface {
 // tracker-based checks share one pass in Check).
 func runTracked(x *index, checks ...trackedCheck) []Violation {
 	t := newTracker(x)
-	for i := range x.h.Events {
+	for i, k := range x.kinds {
+		if !trackedEvents.has(k) {
+			continue
+		}
 		e := &x.h.Events[i]
 		for _, c := range checks {
 			c.observe(t, i, e)

@@ -15,6 +15,7 @@ type index struct {
 	nodes []string // node id -> name; brokerID is BrokerNode, emptyID ""
 	msgs  []string // msg id -> message id; 0 is ""
 	ev    []evIDs  // per event
+	kinds []evKind // per event: what a pass reads to skip the events it ignores
 	roles []Role   // node id -> role (see Roles)
 	maxID []uint16 // node id -> the largest id of a flight it opened (Sent QoS>0 PUBLISH, SUBSCRIBE, UNSUBSCRIBE)
 
@@ -35,6 +36,14 @@ type index struct {
 
 // accRef is one Accepted event: its step and its topic's id.
 type accRef struct{ step, topic int32 }
+
+// evKind is an event's Kind and, for Sent and Received, its packet's Type
+// (else 0). Passes that look at a few kinds scan these two bytes per event
+// and read only the events they want, not the whole history.
+type evKind struct {
+	kind Kind
+	typ  uint8
+}
 
 // evIDs are an event's names as ids.
 type evIDs struct {
@@ -61,7 +70,7 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 func newIndexOf(h *History, sparse bool) *index {
 	x := &index{
 		h: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
-		ev: make([]evIDs, len(h.Events)), liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
+		ev: make([]evIDs, len(h.Events)), kinds: make([]evKind, len(h.Events)), liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
 	}
 	// A message takes some 12 to 16 events (accepted, sent and received by both
 	// hops, acknowledged, delivered): room for that many ids at first.
@@ -76,6 +85,7 @@ func newIndexOf(h *History, sparse bool) *index {
 		e := &h.Events[i]
 		d := &x.ev[i]
 		d.node, d.peer = x.nodeID(e.Node), x.nodeID(e.Peer)
+		x.kinds[i].kind = e.Kind
 		switch e.Kind {
 		case Accepted:
 			d.msg = x.msgID(e.Msg)
@@ -89,6 +99,7 @@ func newIndexOf(h *History, sparse bool) *index {
 		case Subscribed:
 			x.roles[d.node] |= RoleSubscriber
 		case Sent, Received:
+			x.kinds[i].typ = e.Packet.Type
 			if e.Packet.Msg != "" {
 				d.msg = x.msgID(e.Packet.Msg)
 			}
@@ -312,4 +323,42 @@ func (x *index) byName() []int32 {
 	}
 	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(x.nodes[a], x.nodes[b]) })
 	return ids
+}
+
+// eventSet is a set of events by kind and, for Sent and Received, packet
+// type: what a pass over the history reads. A pass skips the events outside
+// its set on the two bytes of x.kinds, without reading them.
+type eventSet struct {
+	kinds          uint32 // 1 << Kind, for kinds other than Sent and Received
+	sent, received uint32 // 1 << Packet.Type
+	allSent        bool   // every Sent event, whatever its packet type
+}
+
+// kindBits and typeBits build the masks of an eventSet.
+func kindBits(ks ...Kind) uint32 {
+	var m uint32
+	for _, k := range ks {
+		m |= 1 << k
+	}
+	return m
+}
+
+func typeBits(ts ...uint8) uint32 {
+	var m uint32
+	for _, t := range ts {
+		m |= 1 << t
+	}
+	return m
+}
+
+// has reports whether the event of k is in s (a kind or type beyond the
+// masks never is).
+func (s *eventSet) has(k evKind) bool {
+	switch k.kind {
+	case Sent:
+		return s.allSent || s.sent&(1<<k.typ) != 0
+	case Received:
+		return s.received&(1<<k.typ) != 0
+	}
+	return s.kinds&(1<<k.kind) != 0
 }

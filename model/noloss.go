@@ -69,8 +69,8 @@ func checkNoLoss(x *index) []Violation {
 	}
 	msgs, scan := collectMessages(x), collectSubs(x)
 	delivered := newPairs[bool](x)
-	for i := range x.h.Events {
-		if x.h.Events[i].Kind == Delivered {
+	for i, k := range x.kinds {
+		if k.kind == Delivered {
 			d := &x.ev[i]
 			delivered.set(d.node, d.msg, true)
 		}
@@ -139,7 +139,10 @@ func collectMessages(x *index) []accepted {
 	byMsg := make([]int32, len(x.msgs))      // msg id -> index in msgs + 1
 	pending := make([][]int32, len(x.nodes)) // publisher -> accepted, not acknowledged
 	acc := 0                                 // Accepted events so far
-	for i := range x.h.Events {
+	for i, k := range x.kinds {
+		if !messageEvents.has(k) {
+			continue
+		}
 		e, d := &x.h.Events[i], &x.ev[i]
 		if e.Kind == Accepted {
 			acc++
@@ -168,6 +171,9 @@ func collectMessages(x *index) []accepted {
 	}
 	return msgs
 }
+
+// messageEvents are the events collectMessages reads.
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected), received: typeBits(PUBLISH)}
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
@@ -262,17 +268,26 @@ func collectSubs(x *index) *subScan {
 		firstSent: newPairs[int32](x),
 	}
 	seen := make([]bool, n)
-	for i := range x.h.Events {
-		if e := &x.h.Events[i]; e.Kind == Subscribed {
+	for i, k := range x.kinds {
+		if k.kind == Subscribed {
 			if node := x.ev[i].node; !seen[node] {
-				seen[node], s.persistent[node] = true, e.Persistent
+				seen[node], s.persistent[node] = true, x.h.Events[i].Persistent
 			}
 		}
 	}
-	for i := range x.h.Events {
-		s.step(i, &x.h.Events[i])
+	for i, k := range x.kinds {
+		if subEvents.has(k) {
+			s.step(i, &x.h.Events[i])
+		}
 	}
 	return s
+}
+
+// subEvents are the events subScan.step reads.
+var subEvents = eventSet{
+	kinds:    kindBits(Subscribed, Unsubscribed, Connected),
+	sent:     typeBits(SUBACK, UNSUBACK, PUBLISH),
+	received: typeBits(SUBSCRIBE, UNSUBSCRIBE, CONNECT, SUBACK, UNSUBACK),
 }
 
 func (s *subScan) step(i int, e *Event) {

@@ -13,7 +13,12 @@ func checkNoStuck(x *index) []Violation {
 	var out []Violation
 	start := -1
 	quiet, stuck := false, false
-	for i := range h.Events {
+	for i, k := range x.kinds {
+		switch k.kind {
+		case LivenessStart, Quiescent, Stuck, Failed:
+		default:
+			continue
+		}
 		e := &h.Events[i]
 		switch e.Kind {
 		case LivenessStart:

@@ -56,9 +56,12 @@ func checkOrder(x *index) []Violation {
 	firsts := newPairs[bool](x)
 	marks := map[orderKey]orderMark{}
 	var out []Violation
-	for i := range x.h.Events {
+	for i, k := range x.kinds {
+		if k.kind != Delivered {
+			continue
+		}
 		e, d := &x.h.Events[i], &x.ev[i]
-		if e.Kind != Delivered || firsts.get(d.node, d.msg) {
+		if firsts.get(d.node, d.msg) {
 			continue
 		}
 		firsts.set(d.node, d.msg, true)

@@ -15,10 +15,20 @@ import (
 // to answer); they are reported at the step the PUBREL was received.
 func CheckPubrelAnswered(h *History) []Violation { return checkPubrelAnswered(newIndex(h)) }
 
+// pubrelEvents are the events checkPubrelAnswered reads.
+var pubrelEvents = eventSet{
+	kinds:    kindBits(ConnClosed, ConnOpened, Crash),
+	sent:     typeBits(PUBCOMP, CONNECT, CONNACK),
+	received: typeBits(PUBREL),
+}
+
 func checkPubrelAnswered(x *index) []Violation {
 	// pending, per receiver->sender direction: id -> step received.
 	pending := newDirTab[idSteps](x)
-	for i := range x.h.Events {
+	for i, k := range x.kinds {
+		if !pubrelEvents.has(k) {
+			continue
+		}
 		e, d := &x.h.Events[i], &x.ev[i]
 		switch e.Kind {
 		case Received:

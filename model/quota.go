@@ -24,6 +24,13 @@ type quotaConn struct {
 // not carry the client's Receive Maximum.
 func CheckSendQuota(h *History) []Violation { return checkSendQuota(newIndex(h)) }
 
+// quotaEvents are the events checkSendQuota reads.
+var quotaEvents = eventSet{
+	kinds:    kindBits(ConnOpened, ConnClosed, Crash, Connected),
+	sent:     typeBits(CONNECT, PUBLISH),
+	received: typeBits(PUBACK, PUBCOMP, PUBREC),
+}
+
 func checkSendQuota(x *index) []Violation {
 	conns := make([]quotaConn, len(x.nodes)) // per client: its current connection
 	reset := func(c *quotaConn) {
@@ -32,7 +39,10 @@ func checkSendQuota(x *index) []Violation {
 	}
 	get := func(node int32) *quotaConn { return &conns[node] }
 	var out []Violation
-	for i := range x.h.Events {
+	for i, k := range x.kinds {
+		if !quotaEvents.has(k) {
+			continue
+		}
 		e, d := &x.h.Events[i], &x.ev[i]
 		if d.node == brokerID {
 			continue
