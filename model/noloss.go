@@ -22,13 +22,13 @@ const (
 	endClean                      // a clean start discarded the session [MQTT-3.1.2-4]
 )
 
-// accepted is one QoS>=1 message a publisher app handed to its engine.
+// accepted is one QoS>=1 message a publisher app handed to its engine
+// (pointer-free: its topic is x.topics[tid]).
 type accepted struct {
-	step  int   // the Accepted event
-	ref   int   // the broker's first Received PUBLISH of it, else step
+	step  int32 // the Accepted event
+	ref   int32 // the broker's first Received PUBLISH of it, else step
 	node  int32 // its publisher
 	msg   int32
-	topic string
 	tid   int32 // topic's id in the index
 	qos   uint8
 	clean bool // its publisher cleaned its session before the message was acknowledged
@@ -90,9 +90,9 @@ func checkNoLoss(x *index) []Violation {
 				continue
 			}
 			node := x.nodes[s.node]
-			out = append(out, Violation{Step: m.step, Invariant: NoLoss, Node: node,
+			out = append(out, Violation{Step: int(m.step), Invariant: NoLoss, Node: node,
 				Reason: fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
-					x.msgs[m.msg], x.nodes[m.node], m.topic, m.qos, node, s.filter, s.step)})
+					x.msgs[m.msg], x.nodes[m.node], x.topics[m.tid], m.qos, node, s.filter, s.step)})
 			delivered.set(s.node, m.msg, true) // once per subscriber
 		}
 	}
@@ -116,16 +116,16 @@ func newMatchMemo(filters, topics []string, memo bool) matchMemo {
 	return mm
 }
 
-// matches reports Matches(s.filter, m.topic).
+// matches reports Matches(s.filter, m's topic).
 func (mm *matchMemo) matches(s *sub, m *accepted) bool {
 	if mm.memo == nil {
-		return Matches(s.filter, m.topic)
+		return Matches(s.filter, mm.topics[m.tid])
 	}
 	k := int(s.fid)*len(mm.topics) + int(m.tid)
 	if v := mm.memo[k]; v != 0 {
 		return v == 1
 	}
-	ok := Matches(s.filter, m.topic)
+	ok := Matches(s.filter, mm.topics[m.tid])
 	mm.memo[k] = 2
 	if ok {
 		mm.memo[k] = 1
@@ -150,7 +150,7 @@ func collectMessages(x *index) []accepted {
 		switch {
 		case e.Kind == Accepted && e.QoS >= 1:
 			tid := x.accs[acc-1].topic
-			msgs = append(msgs, accepted{step: i, ref: i, node: d.node, msg: d.msg, topic: e.Topic, tid: tid, qos: e.QoS})
+			msgs = append(msgs, accepted{step: int32(i), ref: int32(i), node: d.node, msg: d.msg, tid: tid, qos: e.QoS})
 			j := int32(len(msgs) - 1)
 			byMsg[d.msg] = j + 1
 			pending[d.node] = append(pending[d.node], j)
@@ -164,7 +164,7 @@ func collectMessages(x *index) []accepted {
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
 			if j := byMsg[d.msg]; j != 0 {
 				if m := &msgs[j-1]; m.ref == m.step && d.peer == m.node {
-					m.ref = i
+					m.ref = int32(i)
 				}
 			}
 		}
@@ -190,13 +190,13 @@ func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
 // firstSent holds the step + 1 the broker first sent each node a PUBLISH of
 // a message.
 func (s *sub) owes(m *accepted, firstSent *pairs[int32]) bool {
-	if s.step >= m.ref {
+	if s.step >= int(m.ref) {
 		return false
 	}
 	if s.end < 0 {
 		return true
 	}
-	if m.ref >= s.end {
+	if int(m.ref) >= s.end {
 		return false
 	}
 	switch s.how {

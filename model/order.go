@@ -9,11 +9,12 @@ type orderKey struct {
 	qos             uint8
 }
 
-// orderMark is the latest message of a stream first-delivered so far.
+// orderMark is the latest message of a stream first-delivered so far
+// (pointer-free: its message id is x.msgs[msg]).
 type orderMark struct {
-	index int // its position in the publisher's Accepted order
-	msg   string
-	step  int
+	index int32 // its position in the publisher's Accepted order
+	msg   int32
+	step  int32
 }
 
 // CheckOrder checks invariant 6's ordering half (SPEC-NOTES §4.6): for
@@ -35,7 +36,7 @@ type orderAcc struct {
 	ok         bool
 	pub, topic int32 // node and topic ids
 	qos        uint8
-	index      int
+	index      int32
 }
 
 // pubTopic is one publisher's topic (node and topic ids).
@@ -43,7 +44,7 @@ type pubTopic struct{ pub, topic int32 }
 
 func checkOrder(x *index) []Violation {
 	accepted := make([]orderAcc, len(x.msgs))
-	counts := map[pubTopic]int{}
+	counts := map[pubTopic]int32{}
 	for _, a := range x.accs {
 		e := &x.h.Events[a.step]
 		if e.QoS >= 1 {
@@ -80,10 +81,10 @@ func checkOrder(x *index) []Violation {
 		if seen && a.index < m.index {
 			out = append(out, Violation{Step: i, Invariant: Order, Node: e.Node,
 				Reason: fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
-					e.Msg, x.nodes[a.pub], a.index, x.topics[a.topic], m.msg, m.index, m.step)})
+					e.Msg, x.nodes[a.pub], a.index, x.topics[a.topic], x.msgs[m.msg], m.index, m.step)})
 			continue
 		}
-		marks[k] = orderMark{index: a.index, msg: e.Msg, step: i}
+		marks[k] = orderMark{index: a.index, msg: d.msg, step: int32(i)}
 	}
 	return out
 }
