@@ -101,15 +101,22 @@ func (d *Decoder) Feed(b []byte) {
 // taken, so a peer announcing a huge packet never gets its body stored.
 func (d *Decoder) checkHeaders() {
 	v := d.v
+	plain := &plainFirst[firstIndex(v)]
 	for d.scan < len(d.buf) {
-		_, _, hdr, total, err := header(v, d.buf[d.scan:], d.max)
-		if err != nil {
-			d.pending = err
-			d.buf = d.buf[:d.scan]
-			if d.off == d.scan {
-				d.fail(err)
+		buf := d.buf[d.scan:]
+		var hdr, total int
+		if len(buf) >= 2 && buf[1] < 0x80 && plain[buf[0]] && (d.max == 0 || 2+uint32(buf[1]) <= d.max) {
+			hdr, total = 2, 2+int(buf[1]) // header's fast path, inline
+		} else {
+			var err error
+			if _, _, hdr, total, err = header(v, buf, d.max); err != nil {
+				d.pending = err
+				d.buf = d.buf[:d.scan]
+				if d.off == d.scan {
+					d.fail(err)
+				}
+				return
 			}
-			return
 		}
 		if hdr == 0 || d.scan+total > len(d.buf) {
 			return
@@ -121,6 +128,7 @@ func (d *Decoder) checkHeaders() {
 		}
 		if v == 0 {
 			v = peekLevel(d.buf[d.scan+hdr : d.scan+total])
+			plain = &plainFirst[firstIndex(v)]
 		}
 		d.scan += total
 	}
