@@ -9,7 +9,7 @@ func checkAck(v Version, t Type, id uint16, reason ReasonCode, props *Properties
 	if err := checkReason(v, t, reason); err != nil {
 		return err
 	}
-	if v == V5 {
+	if v == V5 && !props.isEmpty() { // checkProps has nothing to check in empty ones
 		return checkProps(ctxAck, props)
 	}
 	return nil

@@ -196,7 +196,14 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 	var n int
 	var err error
 	if d.off < d.scan && d.checked == d.v {
-		t, flags, body, n = checkedFrame(buf) // Feed checked this header under d.v
+		// Feed checked this header under d.v: a one-byte Remaining Length
+		// (the usual packet) is read here, longer ones by checkedFrame.
+		if c := buf[1]; c < 0x80 {
+			n = 2 + int(c)
+			t, flags, body = Type(buf[0]>>4), buf[0]&0x0F, buf[2:n:n]
+		} else {
+			t, flags, body, n = checkedFrame(buf)
+		}
 	} else if t, flags, body, n, err = frame(d.v, buf, d.max); err != nil {
 		return nil, 0, err
 	}
@@ -232,10 +239,6 @@ func (d *Decoder) decode(buf []byte) (Packet, int, error) {
 // checkedFrame splits off the first packet of buf, whose fixed header is
 // known to be valid and whose bytes are all there: frame without the checks.
 func checkedFrame(buf []byte) (t Type, flags byte, body []byte, n int) {
-	if c := buf[1]; c < 0x80 { // a one-byte Remaining Length: the usual packet
-		n = 2 + int(c)
-		return Type(buf[0] >> 4), buf[0] & 0x0F, buf[2:n:n], n
-	}
 	rl, shift, i := 0, 0, 1
 	for {
 		c := buf[i]

@@ -16,7 +16,7 @@ func checkPublish(v Version, p *Publish) error {
 		return err
 	}
 	aliased := false
-	if v == V5 {
+	if v == V5 && !p.Props.isEmpty() { // checkProps has nothing to check in empty ones
 		if err := checkProps(ctxPublish, &p.Props); err != nil {
 			return err
 		}
