@@ -1,6 +1,9 @@
 package packet
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // propKind is the wire type of a property value (5.0 §2.2.2.2).
 type propKind uint8
@@ -472,37 +475,49 @@ func propsLen(p *Properties) int {
 		return 0
 	}
 	n := 0
-	s := p.Present
-	for _, id := range propOrder {
-		switch id {
+	for ids := writtenProps(p); ids != 0; ids &= ids - 1 {
+		switch id := PropID(bits.TrailingZeros64(uint64(ids))); id {
 		case PropSubscriptionID:
 			for _, sid := range p.SubscriptionIDs {
 				n += 1 + vbiLen(int(sid))
 			}
-			continue
 		case PropUserProperty:
 			for _, u := range p.User {
 				n += 5 + len(u.Key) + len(u.Value)
 			}
-			continue
-		}
-		if !s.Has(id) {
-			continue
-		}
-		switch kindOf(id) {
-		case kindByte:
-			n += 2
-		case kindU16:
-			n += 3
-		case kindU32:
-			n += 5
-		case kindStr:
-			n += 3 + len(propStr(p, id))
-		case kindBin:
-			n += 3 + len(propBin(p, id))
+		default:
+			switch kindOf(id) {
+			case kindByte:
+				n += 2
+			case kindU16:
+				n += 3
+			case kindU32:
+				n += 5
+			case kindStr:
+				n += 3 + len(propStr(p, id))
+			case kindBin:
+				n += 3 + len(propBin(p, id))
+			}
 		}
 	}
 	return n
+}
+
+// knownProps is every property identifier of propOrder.
+var knownProps = set(propOrder[:]...)
+
+// writtenProps is the set of identifiers p writes, in the ascending order
+// of their bits (propOrder's): its known Present ones, and the two lists
+// when they are not empty.
+func writtenProps(p *Properties) PropSet {
+	ids := p.Present & knownProps &^ listProps
+	if len(p.SubscriptionIDs) > 0 {
+		ids = ids.With(PropSubscriptionID)
+	}
+	if len(p.User) > 0 {
+		ids = ids.With(PropUserProperty)
+	}
+	return ids
 }
 
 // propBin returns the value of a binary property.
@@ -580,35 +595,30 @@ func appendProps(dst []byte, p *Properties, n int) []byte {
 	if n == 0 {
 		return dst
 	}
-	s := p.Present
-	for _, id := range propOrder {
-		switch id {
+	for ids := writtenProps(p); ids != 0; ids &= ids - 1 {
+		switch id := PropID(bits.TrailingZeros64(uint64(ids))); id {
 		case PropSubscriptionID:
 			for _, sid := range p.SubscriptionIDs {
 				dst = appendVBI(append(dst, byte(id)), int(sid))
 			}
-			continue
 		case PropUserProperty:
 			for _, u := range p.User {
 				dst = appendStr(appendStr(append(dst, byte(id)), u.Key), u.Value)
 			}
-			continue
-		}
-		if !s.Has(id) {
-			continue
-		}
-		dst = append(dst, byte(id))
-		switch kindOf(id) {
-		case kindByte:
-			dst = append(dst, byte(propInt(p, id)))
-		case kindU16:
-			dst = appendU16(dst, uint16(propInt(p, id)))
-		case kindU32:
-			dst = appendU32(dst, propInt(p, id))
-		case kindStr:
-			dst = appendStr(dst, propStr(p, id))
-		case kindBin:
-			dst = appendBin(dst, propBin(p, id))
+		default:
+			dst = append(dst, byte(id))
+			switch kindOf(id) {
+			case kindByte:
+				dst = append(dst, byte(propInt(p, id)))
+			case kindU16:
+				dst = appendU16(dst, uint16(propInt(p, id)))
+			case kindU32:
+				dst = appendU32(dst, propInt(p, id))
+			case kindStr:
+				dst = appendStr(dst, propStr(p, id))
+			case kindBin:
+				dst = appendBin(dst, propBin(p, id))
+			}
 		}
 	}
 	return dst
