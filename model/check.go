@@ -42,7 +42,11 @@ var tracked = [...]struct {
 
 // Check runs every selected invariant check over h and returns the
 // violations sorted by step (then invariant, node, reason), deterministically.
-func Check(h History, opts Options) []Violation { return check(newIndex(&h), opts) }
+func Check(h History, opts Options) []Violation {
+	x := newIndex(&h)
+	x.sc = new(scratch)
+	return check(x, opts)
+}
 
 // check is Check on an indexed history.
 func check(x *index, opts Options) []Violation {
@@ -73,6 +77,7 @@ func check(x *index, opts Options) []Violation {
 // under the faults h shows.
 func CheckPromised(h History, p Policy) []Violation {
 	x := newIndex(&h)
+	x.sc = new(scratch)
 	return check(x, Options{Only: Promises(p, faultsOf(x))})
 }
 

@@ -64,6 +64,7 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 			first.set(d.node, d.msg, v+1)
 		}
 	}
+	releasePairs(x, &first)
 	return out
 }
 

@@ -115,6 +115,9 @@ func faultsOf(x *index) Faults {
 			s.step(&f, i, &x.h.Events[i])
 		}
 	}
+	releasePairs(x, &s.unacked)
+	releasePairs(x, &s.undeliv)
+	releasePairs(x, &s.qos2ID)
 	return f
 }
 

@@ -31,7 +31,8 @@ type index struct {
 	liveness   int  // the first LivenessStart, or -1
 	connClosed bool // the history records a ConnClosed event
 
-	sparse bool // tables use their map form whatever their size (tests)
+	sparse bool     // tables use their map form whatever their size (tests)
+	sc     *scratch // memory the checks of one call share, or nil (see withScratch)
 }
 
 // accRef is one Accepted event: its step and its topic's id.
@@ -229,7 +230,7 @@ type pairs[T comparable] struct {
 func newPairs[T comparable](x *index) pairs[T] {
 	n, m := len(x.nodes), len(x.msgs)
 	if n*m <= 4*len(x.ev)+1024 && !x.sparse {
-		return pairs[T]{width: int32(m), dense: make([]T, n*m)}
+		return pairs[T]{width: int32(m), dense: takeDense[T](x, n*m)}
 	}
 	return pairs[T]{width: int32(m), sparse: map[uint64]T{}}
 }

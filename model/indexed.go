@@ -29,9 +29,10 @@ func IndexOf(h History) *Indexed {
 func (ix *Indexed) Faults() Faults { return faultsOf(ix.x) }
 
 // Check is Check of the indexed history.
-func (ix *Indexed) Check(opts Options) []Violation { return check(ix.x, opts) }
+func (ix *Indexed) Check(opts Options) []Violation { return check(ix.x.withScratch(), opts) }
 
 // CheckPromised is CheckPromised of the indexed history.
 func (ix *Indexed) CheckPromised(p Policy) []Violation {
-	return check(ix.x, Options{Only: Promises(p, faultsOf(ix.x))})
+	x := ix.x.withScratch()
+	return check(x, Options{Only: Promises(p, faultsOf(x))})
 }

@@ -96,6 +96,8 @@ func checkNoLoss(x *index) []Violation {
 			delivered.set(s.node, m.msg, true) // once per subscriber
 		}
 	}
+	releasePairs(x, &delivered)
+	releasePairs(x, &scan.firstSent)
 	return out
 }
 

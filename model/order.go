@@ -86,5 +86,6 @@ func checkOrder(x *index) []Violation {
 		}
 		marks[k] = orderMark{index: a.index, msg: d.msg, step: int32(i)}
 	}
+	releasePairs(x, &firsts)
 	return out
 }
