@@ -169,6 +169,12 @@ func appendPadded(dst []byte, v uint64, width int) []byte {
 }
 
 func keySession(id string) string { return prefixSession + strconv.Itoa(len(id)) + ":" + id }
+
+// appendClientKeySession appends keySession(id).
+func appendClientKeySession(dst []byte, id string) []byte {
+	dst = strconv.AppendInt(append(dst, prefixSession...), int64(len(id)), 10)
+	return append(append(dst, ':'), id...)
+}
 func keySub(id, filter string) string {
 	var buf [keyBuf]byte
 	return string(append(appendClientKey(buf[:0], prefixSub, id), filter...))
@@ -428,7 +434,7 @@ func corrupt(key string, why string) error {
 func (b *Broker) seen(seq uint64) { b.seq = max(b.seq, seq) }
 
 func (b *Broker) restoreSession(r Record) error {
-	rd := recReader{b: r.Value}
+	rd := recReader{b: r.Value, arena: &b.bytes}
 	seq, id, ver, exp, off := rd.u64(), rd.str(), rd.u8(), rd.u32(), int64(rd.u64())
 	var will *brokerWill
 	if rd.bool() {
@@ -438,7 +444,7 @@ func (b *Broker) restoreSession(r Record) error {
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keySession(id) {
+	if kb := [keyBuf]byte{}; r.Key != string(appendClientKeySession(kb[:0], id)) {
 		return corrupt(r.Key, "client id "+strconv.Quote(id)+" does not match the key")
 	}
 	if ver != 4 && ver != 5 {
@@ -455,12 +461,13 @@ func (b *Broker) restoreSession(r Record) error {
 
 func (b *Broker) restoreSub(r Record) error {
 	rd := recReader{b: r.Value}
-	seq, id, filter := rd.u64(), rd.str(), rd.str()
+	seq, id, filter := rd.u64(), rd.strView(), rd.str()
 	o := subOptions{QoS: qosOf(rd.u8()), NoLocal: rd.bool(), RetainAsPublished: rd.bool(), RetainHandling: rd.u8()}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keySub(id, filter) || !validFilter(filter) || o.QoS > 2 {
+	var kb [keyBuf]byte
+	if r.Key != string(append(appendClientKey(kb[:0], prefixSub, id), filter...)) || !validFilter(filter) || o.QoS > 2 {
 		return corrupt(r.Key, "subscription does not match its key or is invalid")
 	}
 	b.seen(seq)
@@ -474,10 +481,10 @@ func (b *Broker) restoreSub(r Record) error {
 }
 
 func (b *Broker) restoreOut(r Record) error {
-	rd := recReader{b: r.Value}
+	rd := recReader{b: r.Value, arena: &b.bytes}
 	var m brokerOut
 	var id string
-	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.str(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
+	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.strView(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
 	m.msg = rd.msg()
 	m.msg.originSeq = rd.u64()
 	if err := rd.done(); err != nil {
@@ -506,17 +513,18 @@ func (b *Broker) restoreOut(r Record) error {
 }
 
 func (b *Broker) restoreInbound(r Record) error {
-	rd := recReader{b: r.Value}
-	seq, id, pid := rd.u64(), rd.str(), rd.u16()
+	rd := recReader{b: r.Value, arena: &b.bytes}
+	seq, id, pid := rd.u64(), rd.strView(), rd.u16()
 	var p *brokerPendingIn
 	if rd.bool() {
-		p = &brokerPendingIn{client: id, id: pid, retain: rd.bool(), msg: rd.msg()}
+		p = &brokerPendingIn{client: strings.Clone(id), id: pid, retain: rd.bool(), msg: rd.msg()}
 		p.msg.originSeq = seq
 	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}
-	if r.Key != keyIn(id, pid) || pid == 0 || (p != nil && !validTopicName(p.msg.topic())) {
+	var kb [keyBuf]byte
+	if r.Key != string(appendKeyIn(kb[:0], id, pid)) || pid == 0 || (p != nil && !validTopicName(p.msg.topic())) {
 		return corrupt(r.Key, "inbound id does not match its key")
 	}
 	b.seen(seq)
@@ -530,7 +538,7 @@ func (b *Broker) restoreInbound(r Record) error {
 }
 
 func (b *Broker) restoreRetained(r Record) error {
-	rd := recReader{b: r.Value}
+	rd := recReader{b: r.Value, arena: &b.bytes}
 	ret := &brokerRetained{seq: rd.u64(), qos: qosOf(rd.u8())}
 	ret.msg = rd.msg()
 	if err := rd.done(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"pgregory.net/rapid"
@@ -109,10 +110,17 @@ func TestRecordMessageRoundTrip(t *testing.T) {
 		m.startExpiry(Time(rapid.Int64Range(0, 1<<40).Draw(t, "now")))
 		var w recWriter
 		w.msg(&m)
-		r := recReader{b: w.b}
+		var arena *byteArena // the message copied into an allocation of its own, or into an arena as a restore does
+		if rapid.Bool().Draw(t, "arena") {
+			arena = &byteArena{}
+		}
+		r := recReader{b: w.b, arena: arena}
 		got := r.msg()
 		if r.err != nil || len(r.b) != 0 {
 			t.Fatalf("read back: %v, %d bytes left", r.err, len(r.b))
+		}
+		if len(got.buf) > 0 && unsafe.SliceData(got.buf) == unsafe.SliceData(w.b[4:]) {
+			t.Fatal("the message aliases the record instead of copying it")
 		}
 		if !bytes.Equal(got.topic(), topic) || !bytes.Equal(got.payload(), payload) {
 			t.Fatalf("topic %q payload %q, want %q %q", got.topic(), got.payload(), topic, payload)

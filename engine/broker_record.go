@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
@@ -73,8 +74,9 @@ func (w *recWriter) msg(m *brokerMsg) {
 
 // recReader decodes what recWriter wrote; the first problem sticks in err.
 type recReader struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	arena *byteArena // where msg copies topic and payload; nil: an allocation of their own
 }
 
 var (
@@ -137,7 +139,15 @@ func (r *recReader) view() []byte {
 	return r.take(int(n))
 }
 
-func (r *recReader) str() string { return string(r.bytes()) }
+func (r *recReader) str() string { return string(r.view()) }
+
+// strView is str without the copy: the string aliases the record's value,
+// so it serves lookups and comparisons during the restore only, never
+// anything kept.
+func (r *recReader) strView() string {
+	v := r.view()
+	return unsafe.String(unsafe.SliceData(v), len(v))
+}
 
 func (r *recReader) bool() bool {
 	switch r.u8() {
@@ -158,7 +168,7 @@ func (r *recReader) msg() brokerMsg {
 	if len(topic) > maxTopicLen && r.err == nil {
 		r.err = errRecTopic
 	}
-	m := newBrokerMsg(nil, topic, payload, nil, false)
+	m := newBrokerMsg(r.arena, topic, payload, nil, false)
 	m.expires, m.interval, m.expiresAt = r.bool(), r.u32(), Time(r.u64())
 	if !r.bool() {
 		return m
