@@ -43,9 +43,10 @@ var tracked = [...]struct {
 // Check runs every selected invariant check over h and returns the
 // violations sorted by step (then invariant, node, reason), deterministically.
 func Check(h History, opts Options) []Violation {
-	x := newIndex(&h)
-	x.sc = new(scratch)
-	return check(x, opts)
+	x := borrowIndex(&h)
+	vs := check(x, opts)
+	x.release()
+	return vs
 }
 
 // check is Check on an indexed history.
@@ -76,9 +77,10 @@ func check(x *index, opts Options) []Violation {
 // CheckPromised returns only the violations of invariants that p promises
 // under the faults h shows.
 func CheckPromised(h History, p Policy) []Violation {
-	x := newIndex(&h)
-	x.sc = new(scratch)
-	return check(x, Options{Only: Promises(p, faultsOf(x))})
+	x := borrowIndex(&h)
+	vs := check(x, Options{Only: Promises(p, faultsOf(x))})
+	x.release()
+	return vs
 }
 
 // sortViolations orders violations by step, invariant, node and reason.

@@ -101,7 +101,12 @@ type faultScan struct {
 // a connection loss of its own. A clean stop (Crash at CrashStop) counts as
 // a crash of a client, whose memory it loses; the broker's stops are
 // counted apart, in BrokerStops.
-func FaultsOf(h History) Faults { return faultsOf(newIndex(&h)) }
+func FaultsOf(h History) Faults {
+	x := borrowIndex(&h)
+	f := faultsOf(x)
+	x.release()
+	return f
+}
 
 func faultsOf(x *index) Faults {
 	s := faultScan{x: x, nodes: make([]nodeFaults, len(x.nodes)),

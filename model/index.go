@@ -33,6 +33,7 @@ type index struct {
 
 	sparse bool     // tables use their map form whatever their size (tests)
 	sc     *scratch // memory the checks of one call share, or nil (see withScratch)
+	pooled bool     // ev and kinds are sc's, given back with it (borrowIndex)
 }
 
 // accRef is one Accepted event: its step and its topic's id.
@@ -68,10 +69,19 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 
 // newIndexOf indexes h; sparse puts every table in its map form (the form
 // large histories use), so tests can compare both forms.
-func newIndexOf(h *History, sparse bool) *index {
+func newIndexOf(h *History, sparse bool) *index { return newIndexIn(h, sparse, nil) }
+
+// newIndexIn indexes h into the per-event buffers of sc when it has them
+// (see borrowIndex), else into new ones.
+func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 	x := &index{
 		h: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
-		ev: make([]evIDs, len(h.Events)), kinds: make([]evKind, len(h.Events)), liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
+		liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
+	}
+	if sc != nil {
+		x.ev, x.kinds = reuse(&sc.ev, len(h.Events)), reuse(&sc.kinds, len(h.Events))
+	} else {
+		x.ev, x.kinds = make([]evIDs, len(h.Events)), make([]evKind, len(h.Events))
 	}
 	// A message takes some 12 to 16 events (accepted, sent and received by both
 	// hops, acknowledged, delivered): room for that many ids at first.

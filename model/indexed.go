@@ -29,10 +29,17 @@ func IndexOf(h History) *Indexed {
 func (ix *Indexed) Faults() Faults { return faultsOf(ix.x) }
 
 // Check is Check of the indexed history.
-func (ix *Indexed) Check(opts Options) []Violation { return check(ix.x.withScratch(), opts) }
+func (ix *Indexed) Check(opts Options) []Violation {
+	x := ix.x.withScratch()
+	vs := check(x, opts)
+	x.release()
+	return vs
+}
 
 // CheckPromised is CheckPromised of the indexed history.
 func (ix *Indexed) CheckPromised(p Policy) []Violation {
 	x := ix.x.withScratch()
-	return check(x, Options{Only: Promises(p, faultsOf(x))})
+	vs := check(x, Options{Only: Promises(p, faultsOf(x))})
+	x.release()
+	return vs
 }

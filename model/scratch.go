@@ -1,12 +1,62 @@
 package model
 
+import "sync"
+
 // scratch is working memory the checks of one call share: a check that is
 // done with a dense pair table hands it back (releasePairs) and the next
-// check's newPairs takes it, cleared, instead of allocating its own. It
-// holds no pointer into a history.
+// check's newPairs takes it, cleared, instead of allocating its own. A call
+// borrows its scratch from scratchPool and gives it back at its end, so
+// the next call (the next seed of a campaign) reuses the same memory,
+// cleared: what a call computes never depends on what the memory held. It
+// holds no pointer, so it keeps no history alive.
 type scratch struct {
+	ev    []evIDs   // an index's per-event ids (borrowIndex)
+	kinds []evKind  // an index's per-event kinds
 	i32   [][]int32 // spare dense tables of pairs[int32]
 	bools [][]bool  // spare dense tables of pairs[bool]
+}
+
+// scratchPool holds the scratch of finished calls.
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxPooled bounds the entries of a buffer kept for the next call: a huge
+// history's memory goes back to the collector.
+const maxPooled = 1 << 18
+
+// borrowIndex indexes h in a scratch from the pool; the caller gives it
+// back with release once nothing it returns refers to the index.
+func borrowIndex(h *History) *index {
+	sc := scratchPool.Get().(*scratch)
+	x := newIndexIn(h, false, sc)
+	x.sc, x.pooled = sc, true
+	return x
+}
+
+// release gives x's scratch (and, when x was borrowed, its per-event
+// buffers) back to the pool; x must not be used after.
+func (x *index) release() {
+	sc := x.sc
+	if sc == nil {
+		return
+	}
+	x.sc = nil
+	if x.pooled && cap(x.ev) <= maxPooled {
+		sc.ev, sc.kinds = x.ev, x.kinds
+	}
+	scratchPool.Put(sc)
+}
+
+// reuse returns (*buf)[:n] cleared if it is long enough, else a new slice;
+// *buf is left empty either way (the slice is the caller's until release).
+func reuse[E any](buf *[]E, n int) []E {
+	b := *buf
+	*buf = nil
+	if cap(b) < n {
+		return make([]E, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // withScratch returns a copy of x with a scratch of its own: the checks of
@@ -14,7 +64,7 @@ type scratch struct {
 // Indexed may serve calls at the same time).
 func (x *index) withScratch() *index {
 	c := *x
-	c.sc = new(scratch)
+	c.sc, c.pooled = scratchPool.Get().(*scratch), false
 	return &c
 }
 
@@ -37,16 +87,42 @@ func takeDense[T comparable](x *index, n int) []T {
 	return make([]T, n)
 }
 
-// takeSpare pops the last spare of *spares if it holds n entries, cleared.
+// takeSpare removes from *spares one that holds n entries and returns it
+// cleared.
 func takeSpare[E any](spares *[][]E, n int) ([]E, bool) {
 	s := *spares
-	if len(s) == 0 || cap(s[len(s)-1]) < n {
-		return nil, false
+	for i, b := range s {
+		if cap(b) >= n {
+			s[i] = s[len(s)-1]
+			*spares = s[:len(s)-1]
+			b = b[:n]
+			clear(b)
+			return b, true
+		}
 	}
-	b := s[len(s)-1][:n]
-	*spares = s[:len(s)-1]
-	clear(b)
-	return b, true
+	return nil, false
+}
+
+// maxSpares bounds the spare tables of one type a scratch keeps.
+const maxSpares = 4
+
+// putSpare adds b to *spares, or in place of a shorter spare when there are
+// maxSpares already (and drops b if all are longer).
+func putSpare[E any](spares *[][]E, b []E) {
+	if cap(b) > maxPooled {
+		return
+	}
+	s := *spares
+	if len(s) < maxSpares {
+		*spares = append(s, b)
+		return
+	}
+	for i := range s {
+		if cap(s[i]) < cap(b) {
+			s[i] = b
+			return
+		}
+	}
 }
 
 // releasePairs hands p's dense table to x's scratch; p must not be used
@@ -57,9 +133,9 @@ func releasePairs[T comparable](x *index, p *pairs[T]) {
 	}
 	switch b := any(p.dense).(type) {
 	case []int32:
-		x.sc.i32 = append(x.sc.i32, b)
+		putSpare(&x.sc.i32, b)
 	case []bool:
-		x.sc.bools = append(x.sc.bools, b)
+		putSpare(&x.sc.bools, b)
 	}
 	p.dense = nil
 }
