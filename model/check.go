@@ -77,10 +77,24 @@ func check(x *index, opts Options) []Violation {
 // CheckPromised returns only the violations of invariants that p promises
 // under the faults h shows.
 func CheckPromised(h History, p Policy) []Violation {
-	x := borrowIndex(&h)
-	vs := check(x, Options{Only: Promises(p, faultsOf(x))})
-	x.release()
+	_, vs := CheckUnder(h, func(f Faults) Options { return Options{Only: Promises(p, f)} })
 	return vs
+}
+
+// CheckUnder is FaultsOf and Check in one call that indexes h once: it
+// derives h's faults, asks choose which checks to run under them, and
+// returns the faults and Check's violations. A judge that reads the faults
+// (Promises under one policy or several) and then checks is
+//
+//	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
+//		return model.Options{Only: model.Promises(p, f)}
+//	})
+func CheckUnder(h History, choose func(Faults) Options) (Faults, []Violation) {
+	x := borrowIndex(&h)
+	f := faultsOf(x)
+	vs := check(x, choose(f))
+	x.release()
+	return f, vs
 }
 
 // sortViolations orders violations by step, invariant, node and reason.

@@ -22,8 +22,11 @@
 // messages for a dense table of a few times its length, and packet-id
 // tables keep ids of 1024 and above in maps (idtab.go); tests prove both
 // forms agree. Reasons are formatted only for violations. A judge that asks
-// FaultsOf and Check of one history should index it once (IndexOf) and ask
-// the Indexed: the answers are the same, the index is built once.
+// FaultsOf and then Check of one history should call CheckUnder, which
+// indexes it once (or IndexOf, to ask many questions of one history).
+// Check, CheckPromised, CheckUnder and FaultsOf borrow their per-event
+// buffers and spare tables from a pool (scratch.go) and give them back:
+// consecutive calls reuse the memory, cleared, and no verdict depends on it.
 //
 // Assumptions about histories: the broker is named BrokerNode and clients
 // use their client ids as node and peer names; message ids (Msg) are unique

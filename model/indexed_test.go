@@ -49,3 +49,24 @@ func TestIndexedCanary(t *testing.T) {
 		t.Fatalf("want one QoS2ExactlyOnce violation at step 2, got %v", vs)
 	}
 }
+
+// TestCheckUnderAgrees proves CheckUnder answers as FaultsOf then Check,
+// and hands choose the faults FaultsOf derives.
+func TestCheckUnderAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for run := range 200 {
+		h := wideHistory(r, 1+r.IntN(300), 2+r.IntN(10), 2+r.IntN(30), 5, run%2 == 0)
+		want := FaultsOf(h)
+		var seen Faults
+		f, vs := CheckUnder(h, func(f Faults) Options {
+			seen = f
+			return Options{Only: Promises(Policy{}, f)}
+		})
+		if !reflect.DeepEqual(f, want) || !reflect.DeepEqual(seen, want) {
+			t.Fatalf("run %d: faults %+v, choose saw %+v, want %+v", run, f, seen, want)
+		}
+		if w := Check(h, Options{Only: Promises(Policy{}, want)}); !reflect.DeepEqual(vs, w) {
+			t.Fatalf("run %d: CheckUnder %v\nCheck %v", run, vs, w)
+		}
+	}
+}
