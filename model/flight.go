@@ -157,14 +157,19 @@ func (t *tracker) sent(i int, e *Event) {
 			f.pubrelSent, f.pubrelStep = true, int32(i)
 		}
 	case SUBSCRIBE, UNSUBSCRIBE:
-		s.put(p.ID, flight{kind: p.Type, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
+		t.put(s, p.ID, flight{kind: p.Type, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
 	}
 }
 
 func (t *tracker) nextSeq() int32 { t.seq++; return t.seq }
 
 // put makes f the flight of id.
-func (s *dirState) put(id uint16, f flight) {
+func (t *tracker) put(s *dirState, id uint16, f flight) {
+	if s.ids.low == nil && id < maxDenseID && t.x.sc != nil {
+		// The direction's first flight: its table from the scratch if
+		// one is spare (a finished call's), cleared.
+		s.ids.low, _ = takeSpare(&t.x.sc.flights, min(max(s.ids.size, int(id)+1), maxDenseID))
+	}
 	s.ids.put(id, f)
 }
 
@@ -178,10 +183,10 @@ func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
 			f.conn, f.step = s.epoch, int32(i)
 			return
 		}
-		s.put(p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: seq, conn: s.epoch, step: int32(i)})
+		t.put(s, p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: seq, conn: s.epoch, step: int32(i)})
 		return
 	}
-	s.put(p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
+	t.put(s, p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
 }
 
 // resendSeq reports whether p resends a message this direction already sent
@@ -277,6 +282,13 @@ func runTracked(x *index, checks ...trackedCheck) []Violation {
 	var out []Violation
 	for _, c := range checks {
 		out = append(out, c.finish(x)...)
+	}
+	if x.sc != nil {
+		t.dirs.each(func(_, _ int32, s *dirState) {
+			if s.ids.low != nil {
+				putSpare(&x.sc.flights, s.ids.low, maxFlightSpares)
+			}
+		})
 	}
 	return out
 }

@@ -10,10 +10,11 @@ import "sync"
 // cleared: what a call computes never depends on what the memory held. It
 // holds no pointer, so it keeps no history alive.
 type scratch struct {
-	ev    []evIDs   // an index's per-event ids (borrowIndex)
-	kinds []evKind  // an index's per-event kinds
-	i32   [][]int32 // spare dense tables of pairs[int32]
-	bools [][]bool  // spare dense tables of pairs[bool]
+	ev      []evIDs    // an index's per-event ids (borrowIndex)
+	kinds   []evKind   // an index's per-event kinds
+	i32     [][]int32  // spare dense tables of pairs[int32]
+	bools   [][]bool   // spare dense tables of pairs[bool]
+	flights [][]flight // spare flight tables of a tracker's directions
 }
 
 // scratchPool holds the scratch of finished calls.
@@ -103,17 +104,21 @@ func takeSpare[E any](spares *[][]E, n int) ([]E, bool) {
 	return nil, false
 }
 
-// maxSpares bounds the spare tables of one type a scratch keeps.
-const maxSpares = 4
+// maxPairSpares and maxFlightSpares bound the spare tables a scratch keeps:
+// pair tables live a check at a time, flight tables one per direction.
+const (
+	maxPairSpares   = 4
+	maxFlightSpares = 16
+)
 
 // putSpare adds b to *spares, or in place of a shorter spare when there are
-// maxSpares already (and drops b if all are longer).
-func putSpare[E any](spares *[][]E, b []E) {
+// limit already (and drops b if all are longer).
+func putSpare[E any](spares *[][]E, b []E, limit int) {
 	if cap(b) > maxPooled {
 		return
 	}
 	s := *spares
-	if len(s) < maxSpares {
+	if len(s) < limit {
 		*spares = append(s, b)
 		return
 	}
@@ -133,9 +138,9 @@ func releasePairs[T comparable](x *index, p *pairs[T]) {
 	}
 	switch b := any(p.dense).(type) {
 	case []int32:
-		putSpare(&x.sc.i32, b)
+		putSpare(&x.sc.i32, b, maxPairSpares)
 	case []bool:
-		putSpare(&x.sc.bools, b)
+		putSpare(&x.sc.bools, b, maxPairSpares)
 	}
 	p.dense = nil
 }
