@@ -130,17 +130,16 @@ func clientAppendIn(dst []byte, seq uint64) []byte {
 // clientEncodeSession encodes the session marker.
 func clientEncodeSession() []byte { return []byte{clientRecSession} }
 
-// clientUvarints reads n clientUvarints from the front of b.
-func clientUvarints(b []byte, n int) ([]uint64, []byte, bool) {
-	out := make([]uint64, n)
+// clientUvarints reads len(out) uvarints from the front of b into out.
+func clientUvarints(b []byte, out []uint64) ([]byte, bool) {
 	for i := range out {
 		v, k := binary.Uvarint(b)
 		if k <= 0 {
-			return nil, nil, false
+			return nil, false
 		}
 		out[i], b = v, b[k:]
 	}
-	return out, b, true
+	return b, true
 }
 
 // clientDecodeOut rebuilds an outgoing message from its record.
@@ -148,7 +147,8 @@ func clientDecodeOut(v packet.Version, id uint16, val []byte) (*clientOutMsg, er
 	if len(val) == 0 || (val[0] != clientRecPublish && val[0] != clientRecPubrel) {
 		return nil, fmt.Errorf("not an outgoing-message record")
 	}
-	nums, rest, ok := clientUvarints(val[1:], 3)
+	var nums [3]uint64
+	rest, ok := clientUvarints(val[1:], nums[:])
 	if !ok || len(rest) == 0 {
 		return nil, fmt.Errorf("truncated")
 	}
@@ -180,7 +180,8 @@ func clientDecodeIn(val []byte) (uint64, error) {
 	if len(val) == 0 || val[0] != clientRecIn {
 		return 0, fmt.Errorf("not an incoming-QoS2 record")
 	}
-	nums, rest, ok := clientUvarints(val[1:], 1)
+	var nums [1]uint64
+	rest, ok := clientUvarints(val[1:], nums[:])
 	if !ok || len(rest) != 0 || nums[0] == 0 {
 		return 0, fmt.Errorf("bad sequence number")
 	}
