@@ -475,7 +475,7 @@ func (b *Broker) restoreSub(r Record) error {
 	if s == nil {
 		return nil // its session record was lost: the subscription went with it
 	}
-	s.subs[filter] = o
+	s.setSub(filter, o)
 	b.tree.add(filter, s, o)
 	return nil
 }

@@ -18,7 +18,7 @@ type brokerSession struct {
 	conn      *brokerConn
 	offlineAt Time // when the session went offline; -1: online when last saved
 
-	subs     map[string]subOptions // filter -> options
+	subs     map[string]subOptions // filter -> options; nil until the first subscription (setSub)
 	inflight []brokerOut           // outbound messages with a packet id, in send order
 	inflBase []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
 	heldIdx  int                   // no inflight entry below it waits to be sent on conn
@@ -40,6 +40,15 @@ type brokerWill struct {
 	qos    packet.QoS
 	retain bool
 	delay  uint32 // v5 Will Delay Interval, seconds
+}
+
+// setSub records the session's subscription to filter, making the map on
+// the first one (a publishing client's session never needs it).
+func (s *brokerSession) setSub(filter string, o subOptions) {
+	if s.subs == nil {
+		s.subs = make(map[string]subOptions)
+	}
+	s.subs[filter] = o
 }
 
 // durable reports whether the session's state goes through Persist actions:
@@ -195,10 +204,7 @@ func (b *Broker) assignID() string {
 
 // newSession creates and registers an empty session.
 func (b *Broker) newSession(id string) *brokerSession {
-	s := &brokerSession{
-		id:   id,
-		subs: make(map[string]subOptions),
-	}
+	s := &brokerSession{id: id} // subs is made by the first subscription (setSub)
 	s.ids.Mutations = b.pol.Mutations & MutReuseInflightID
 	b.sessions[id] = s
 	return s

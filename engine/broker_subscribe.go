@@ -44,7 +44,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 			o = subOptions{QoS: o.QoS}
 		}
 		existed := b.tree.add(sub.Filter, s, o)
-		s.subs[sub.Filter] = o
+		s.setSub(sub.Filter, o)
 		b.saveSub(s, sub.Filter, o)
 		reasons[i] = packet.ReasonCode(o.QoS) // granted QoS [MQTT-3.9.3-1]
 		if o.RetainHandling == 0 || (o.RetainHandling == 1 && !existed) {

@@ -17,3 +17,16 @@ type clientActions struct {
 	persist  actionSlab[Persist]
 	timer    actionSlab[SetTimer]
 }
+
+// queueRoom is the first capacity of the client's queues of pointers
+// (owed acks, pending deliveries, outgoing messages): a fresh client soon
+// holds a few, so they start there instead of growing 1, 2, 4, 8.
+const queueRoom = 8
+
+// appendPtr is append for those queues.
+func appendPtr[T any](s []*T, p *T) []*T {
+	if cap(s) == 0 {
+		s = make([]*T, 0, queueRoom)
+	}
+	return append(s, p)
+}

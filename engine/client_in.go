@@ -53,7 +53,7 @@ func (in *clientInbound) pushAck(d *clientDelivery) {
 		clear(in.ackQueue[n:])
 		in.ackQueue, in.ackHead = in.ackQueue[:n], 0
 	}
-	in.ackQueue = append(in.ackQueue, d)
+	in.ackQueue = appendPtr(in.ackQueue, d)
 }
 
 // sortedRelIDs lists the awaiting-PUBREL ids in increasing order.

@@ -59,7 +59,7 @@ func (o *clientOutbound) resetQuota(max int) {
 // add takes ownership of a message.
 func (o *clientOutbound) add(m *clientOutMsg) {
 	o.byID.set(m.id, m)
-	o.order = append(o.order, m)
+	o.order = appendPtr(o.order, m)
 }
 
 // remove ends a message's flow: its id is free again and its quota slot
@@ -120,7 +120,7 @@ func (c *Client) handlePublishCmd(e Publish) {
 	c.complete(e.Cmd, Accepted, nil)
 	c.out.add(m)
 	if c.state == csConnected {
-		c.out.pending = append(c.out.pending, m)
+		c.out.pending = appendPtr(c.out.pending, m)
 		c.pump()
 	}
 }
@@ -317,7 +317,7 @@ func (c *Client) startFresh() {
 func (c *Client) queueUnreleased() {
 	for _, m := range c.out.order {
 		if m.state == coPublished {
-			c.out.pending = append(c.out.pending, m)
+			c.out.pending = appendPtr(c.out.pending, m)
 		}
 	}
 	c.pump()

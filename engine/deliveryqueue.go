@@ -20,7 +20,7 @@ func (q *deliveryQueue) push(d *clientDelivery) {
 		clear(q.ds[n:])
 		q.ds, q.head = q.ds[:n], 0
 	}
-	q.ds = append(q.ds, d)
+	q.ds = appendPtr(q.ds, d)
 }
 
 // take removes and returns the delivery of id, or nil.
