@@ -131,7 +131,7 @@ var faultEvents = eventSet{
 	kinds:    kindBits(Accepted, Acknowledged, Delivered, Crash, Restart, StateLost, Partition, ConnClosed, LivenessStart),
 	sent:     typeBits(PUBREC, CONNECT, DISCONNECT),
 	received: typeBits(PUBLISH),
-}
+}.codes()
 
 func (s *faultScan) step(f *Faults, i int, e *Event) {
 	d := &s.x.ev[i]

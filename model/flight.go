@@ -255,7 +255,7 @@ var trackedEvents = eventSet{
 	kinds:    kindBits(ConnOpened, ConnClosed, Connected, Crash),
 	allSent:  true,
 	received: typeBits(CONNACK, PUBACK, PUBCOMP, PUBREC, SUBACK, UNSUBACK),
-}
+}.codes()
 
 // trackedCheck is an invariant check that reads the tracker: observe sees
 // each event of trackedEvents before the tracker applies it; finish returns

@@ -45,6 +45,32 @@ type accRef struct{ step, topic int32 }
 type evKind struct {
 	kind Kind
 	typ  uint8
+	code uint8 // kind and typ in one byte (codeOf), what eventCodes test
+}
+
+// Event codes (codeOf): kinds below 64 are their own code, a Sent or
+// Received packet of a type below 64 is sentCodes or receivedCodes plus its
+// type; a Sent of a larger type is sentOther, anything else noCode.
+const (
+	sentCodes     = 64
+	receivedCodes = 128
+	sentOther     = 254
+	noCode        = 255
+)
+
+// codeOf is the code of an event of kind k whose packet has type typ.
+func codeOf(k Kind, typ uint8) uint8 {
+	switch {
+	case k == Sent && typ < 64:
+		return sentCodes + typ
+	case k == Sent:
+		return sentOther
+	case k == Received && typ < 64:
+		return receivedCodes + typ
+	case k == Received || k >= 64:
+		return noCode
+	}
+	return uint8(k)
 }
 
 // evIDs are an event's names as ids.
@@ -96,7 +122,7 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 		e := &h.Events[i]
 		d := &x.ev[i]
 		d.node, d.peer = x.nodeID(e.Node), x.nodeID(e.Peer)
-		x.kinds[i].kind = e.Kind
+		x.kinds[i] = evKind{kind: e.Kind, code: codeOf(e.Kind, 0)}
 		switch e.Kind {
 		case Accepted:
 			d.msg = x.msgID(e.Msg)
@@ -110,7 +136,7 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 		case Subscribed:
 			x.roles[d.node] |= RoleSubscriber
 		case Sent, Received:
-			x.kinds[i].typ = e.Packet.Type
+			x.kinds[i].typ, x.kinds[i].code = e.Packet.Type, codeOf(e.Kind, e.Packet.Type)
 			if e.Packet.Msg != "" {
 				d.msg = x.msgID(e.Packet.Msg)
 			}
@@ -373,3 +399,34 @@ func (s *eventSet) has(k evKind) bool {
 	}
 	return s.kinds&(1<<k.kind) != 0
 }
+
+// eventCodes is an eventSet as a bit set of event codes: one test a event.
+type eventCodes [4]uint64
+
+// codes compiles s: each code stands for events that s takes or leaves
+// alike (TestEventCodes).
+func (s eventSet) codes() eventCodes {
+	var c eventCodes
+	for code := range 256 {
+		var k evKind
+		switch {
+		case code == noCode:
+			continue
+		case code == sentOther:
+			k = evKind{kind: Sent, typ: 200}
+		case code >= receivedCodes:
+			k = evKind{kind: Received, typ: uint8(code - receivedCodes)}
+		case code >= sentCodes:
+			k = evKind{kind: Sent, typ: uint8(code - sentCodes)}
+		default:
+			k = evKind{kind: Kind(code)}
+		}
+		if s.has(k) {
+			c[code>>6] |= 1 << (code & 63)
+		}
+	}
+	return c
+}
+
+// has reports whether the event of k is in the set.
+func (c *eventCodes) has(k evKind) bool { return c[k.code>>6]&(1<<(k.code&63)) != 0 }

@@ -98,3 +98,28 @@ func TestLargePacketIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestEventCodes proves a compiled eventSet takes exactly the events the
+// set does, for every kind and packet type a history may hold.
+func TestEventCodes(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	sets := []eventSet{
+		{kinds: kindBits(Accepted, Crash), sent: typeBits(PUBLISH), received: typeBits(PUBACK, 31)},
+		{kinds: ^uint32(0), allSent: true, received: ^uint32(0)},
+		{},
+	}
+	for range 20 {
+		sets = append(sets, eventSet{kinds: r.Uint32(), sent: r.Uint32(), received: r.Uint32(), allSent: r.IntN(2) == 0})
+	}
+	for _, s := range sets {
+		c := s.codes()
+		for kind := range 256 {
+			for typ := range 256 {
+				k := evKind{kind: Kind(kind), typ: uint8(typ), code: codeOf(Kind(kind), uint8(typ))}
+				if got, want := c.has(k), s.has(k); got != want {
+					t.Fatalf("set %+v, kind %d type %d: compiled %v, set %v", s, kind, typ, got, want)
+				}
+			}
+		}
+	}
+}

@@ -175,7 +175,7 @@ func collectMessages(x *index) []accepted {
 }
 
 // messageEvents are the events collectMessages reads.
-var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected), received: typeBits(PUBLISH)}
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected), received: typeBits(PUBLISH)}.codes()
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
@@ -290,7 +290,7 @@ var subEvents = eventSet{
 	kinds:    kindBits(Subscribed, Unsubscribed, Connected),
 	sent:     typeBits(SUBACK, UNSUBACK, PUBLISH),
 	received: typeBits(SUBSCRIBE, UNSUBSCRIBE, CONNECT, SUBACK, UNSUBACK),
-}
+}.codes()
 
 func (s *subScan) step(i int, e *Event) {
 	p, d := &e.Packet, &s.x.ev[i]

@@ -20,7 +20,7 @@ var pubrelEvents = eventSet{
 	kinds:    kindBits(ConnClosed, ConnOpened, Crash),
 	sent:     typeBits(PUBCOMP, CONNECT, CONNACK),
 	received: typeBits(PUBREL),
-}
+}.codes()
 
 func checkPubrelAnswered(x *index) []Violation {
 	// pending, per receiver->sender direction: id -> step received.

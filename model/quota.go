@@ -29,7 +29,7 @@ var quotaEvents = eventSet{
 	kinds:    kindBits(ConnOpened, ConnClosed, Crash, Connected),
 	sent:     typeBits(CONNECT, PUBLISH),
 	received: typeBits(PUBACK, PUBCOMP, PUBREC),
-}
+}.codes()
 
 func checkSendQuota(x *index) []Violation {
 	conns := make([]quotaConn, len(x.nodes)) // per client: its current connection
