@@ -112,9 +112,12 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 	// A message takes some 12 to 16 events (accepted, sent and received by both
 	// hops, acknowledged, delivered): room for that many ids at first.
 	msgs := len(h.Events)/12 + 1
-	x.msgs, x.msgIDs = make([]string, 0, msgs), newStrIDs(msgs)
+	if sc == nil {
+		sc = new(scratch) // an empty one: every buffer is new
+	}
+	x.msgs, x.msgIDs = reuse(&sc.names, msgs)[:0], newStrIDs(msgs, &sc.slots)
 	x.msgIDs.id(&x.msgs, "") // id 0
-	x.accs = make([]accRef, 0, msgs)
+	x.accs = reuse(&sc.accs, msgs)[:0]
 	if sparse {
 		x.nodeMap = map[string]int32{BrokerNode: brokerID, "": emptyID}
 	}

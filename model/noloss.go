@@ -98,6 +98,9 @@ func checkNoLoss(x *index) []Violation {
 	}
 	releasePairs(x, &delivered)
 	releasePairs(x, &scan.firstSent)
+	if x.sc != nil {
+		x.sc.accepted = msgs
+	}
 	return out
 }
 
@@ -138,9 +141,12 @@ func (mm *matchMemo) matches(s *sub, m *accepted) bool {
 // collectMessages lists the QoS>=1 Accepted messages in history order.
 func collectMessages(x *index) []accepted {
 	msgs := make([]accepted, 0, len(x.accs))
-	byMsg := make([]int32, len(x.msgs))      // msg id -> index in msgs + 1
-	pending := make([][]int32, len(x.nodes)) // publisher -> accepted, not acknowledged
-	acc := 0                                 // Accepted events so far
+	if x.sc != nil {
+		msgs = reuse(&x.sc.accepted, len(x.accs))[:0]
+	}
+	byMsg := takeDense[int32](x, len(x.msgs)) // msg id -> index in msgs + 1
+	pending := make([][]int32, len(x.nodes))  // publisher -> accepted, not acknowledged
+	acc := 0                                  // Accepted events so far
 	for i, k := range x.kinds {
 		if !messageEvents.has(k) {
 			continue
@@ -170,6 +176,9 @@ func collectMessages(x *index) []accepted {
 				}
 			}
 		}
+	}
+	if x.sc != nil {
+		putSpare(&x.sc.i32, byMsg, maxPairSpares)
 	}
 	return msgs
 }

@@ -43,7 +43,12 @@ type orderAcc struct {
 type pubTopic struct{ pub, topic int32 }
 
 func checkOrder(x *index) []Violation {
-	accepted := make([]orderAcc, len(x.msgs))
+	var accepted []orderAcc
+	if x.sc != nil {
+		accepted = reuse(&x.sc.orderAccs, len(x.msgs))
+	} else {
+		accepted = make([]orderAcc, len(x.msgs))
+	}
 	counts := map[pubTopic]int32{}
 	for _, a := range x.accs {
 		e := &x.h.Events[a.step]
@@ -87,5 +92,8 @@ func checkOrder(x *index) []Violation {
 		marks[k] = orderMark{index: a.index, msg: d.msg, step: int32(i)}
 	}
 	releasePairs(x, &firsts)
+	if x.sc != nil {
+		x.sc.orderAccs = accepted
+	}
 	return out
 }

@@ -15,6 +15,12 @@ type scratch struct {
 	i32     [][]int32  // spare dense tables of pairs[int32]
 	bools   [][]bool   // spare dense tables of pairs[bool]
 	flights [][]flight // spare flight tables of a tracker's directions
+
+	names     []string   // an index's message ids (cleared when given back)
+	slots     []int32    // an index's strIDs table
+	accs      []accRef   // an index's Accepted events
+	accepted  []accepted // collectMessages' list
+	orderAccs []orderAcc // checkOrder's table
 }
 
 // scratchPool holds the scratch of finished calls.
@@ -43,6 +49,8 @@ func (x *index) release() {
 	x.sc = nil
 	if x.pooled && cap(x.ev) <= maxPooled {
 		sc.ev, sc.kinds = x.ev, x.kinds
+		clear(x.msgs) // keep no string of the history alive
+		sc.names, sc.slots, sc.accs = x.msgs, x.msgIDs.slots, x.accs
 	}
 	scratchPool.Put(sc)
 }

@@ -9,13 +9,14 @@ type strIDs struct {
 	n     int     // ids in the table
 }
 
-// newStrIDs returns a table with room for about hint strings.
-func newStrIDs(hint int) strIDs {
+// newStrIDs returns a table with room for about hint strings, in *buf
+// (cleared) if it is long enough.
+func newStrIDs(hint int, buf *[]int32) strIDs {
 	size := 16
 	for 3*size < 4*hint {
 		size *= 2
 	}
-	return strIDs{slots: make([]int32, size)}
+	return strIDs{slots: reuse(buf, size)}
 }
 
 // strHash is FNV-1a of s.

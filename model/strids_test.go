@@ -13,7 +13,7 @@ func TestStrIDsLikeAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for run := range 50 {
 		hint := r.IntN(40)
-		tab, names := newStrIDs(hint), []string(nil)
+		tab, names := newStrIDs(hint, new([]int32)), []string(nil)
 		want := map[string]int32{}
 		for range 1 + r.IntN(3000) {
 			s := fmt.Sprintf("m%d", r.IntN(1+run*40))
