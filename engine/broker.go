@@ -108,6 +108,7 @@ type Broker struct {
 	bytes   byteArena // message copies, record values and keys, never reused
 	matches []subMatch
 	fan     []brokerFanSend
+	fan0    []brokerFanQoS0   // the QoS 0 copies of fan
 	decs    []*packet.Decoder // decoders of closed connections, for the next ones
 }
 

@@ -17,12 +17,24 @@ type brokerOut struct {
 	sent   bool // PUBLISH sent at least once (resends carry DUP=1)
 }
 
-// brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it
-// (kept here, in the reused fan slice, rather than allocated per copy).
+// brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it,
+// in the reused fan slice. A QoS 0 copy's message is in the fan0 slice
+// beside it: the usual entry (a session to pump) is one pointer to copy.
 type brokerFanSend struct {
-	s      *brokerSession
-	isQoS0 bool
-	qos0   brokerOut
+	s  *brokerSession
+	q0 int // 1 + the index of its QoS 0 copy in fan0; 0: pump the session
+}
+
+// brokerFanQoS0 is the message of a fanout's QoS 0 copy.
+type brokerFanQoS0 struct {
+	msg    brokerMsg
+	retain bool
+}
+
+// resetFan empties the fanout's lists.
+func (b *Broker) resetFan() {
+	clear(b.fan0)
+	b.fan, b.fan0 = b.fan[:0], b.fan0[:0]
 }
 
 // fanoutStore routes a message to every matching session (phase one): the
@@ -36,7 +48,7 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 	if retain {
 		b.storeRetained(m, qos) // [MQTT-3.3.1-5] [MQTT-3.3.1-6]
 	}
-	b.fan = b.fan[:0]
+	b.resetFan()
 	b.matches = b.tree.match(m.topic(), b.matches[:0])
 	for _, sm := range b.matches {
 		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
@@ -59,17 +71,19 @@ func (b *Broker) fanoutSend() {
 	}
 	for i := range b.fan {
 		f := &b.fan[i]
-		s, isQoS0, out := f.s, f.isQoS0, f.qos0
-		*f = brokerFanSend{}
-		if isQoS0 {
+		s, q0 := f.s, f.q0
+		f.s = nil
+		if q0 > 0 {
 			if s.conn != nil {
+				q := &b.fan0[q0-1]
+				out := brokerOut{msg: q.msg, retain: q.retain}
 				b.sendPublish0(s.conn, &out)
 			}
 			continue
 		}
 		b.pump(s)
 	}
-	b.fan = b.fan[:0]
+	b.resetFan()
 }
 
 // enqueue gives a session its copy of a message. QoS 0 goes only to an
@@ -81,7 +95,8 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			b.stats.DroppedQoS0++
 			return
 		}
-		b.fan = append(b.fan, brokerFanSend{s: s, isQoS0: true, qos0: out})
+		b.fan0 = append(b.fan0, brokerFanQoS0{msg: out.msg, retain: out.retain})
+		b.fan = append(b.fan, brokerFanSend{s: s, q0: len(b.fan0)})
 		return
 	}
 	out.seq = b.nextSeq()

@@ -39,26 +39,35 @@ func (st *brokerStore) init(p BrokerPolicy) {
 func (st *brokerStore) enabled() bool { return st.mode != LegacyPersistNone }
 
 // put records a write of key.
-func (st *brokerStore) put(key string, val []byte) {
-	st.change(brokerPend{key: key, op: Put, val: val})
-}
+func (st *brokerStore) put(key string, val []byte) { st.change(key, Put, val) }
 
 // del records a deletion of key.
-func (st *brokerStore) del(key string) { st.change(brokerPend{key: key, op: Delete}) }
+func (st *brokerStore) del(key string) { st.change(key, Delete, nil) }
 
-func (st *brokerStore) change(p brokerPend) {
+// change records op on key. The change is written field by field into its
+// slot (a stale one past the length is overwritten whole): no typed copy
+// of the struct, whose bulk write barrier is dear while the GC marks.
+func (st *brokerStore) change(key string, op PersistOp, val []byte) {
 	if !st.enabled() {
 		return
 	}
 	st.changes++
-	if i := st.find(p.key); i >= 0 {
-		st.pending[i] = p
+	if i := st.find(key); i >= 0 {
+		p := &st.pending[i]
+		p.op, p.val = op, val
 		return
 	}
-	st.pending = append(st.pending, p)
-	switch n := len(st.pending); {
+	n := len(st.pending)
+	if n < cap(st.pending) {
+		st.pending = st.pending[:n+1]
+	} else {
+		st.pending = append(st.pending, brokerPend{})
+	}
+	p := &st.pending[n]
+	p.key, p.op, p.val = key, op, val
+	switch n++; {
 	case st.index != nil:
-		st.index[p.key] = n - 1
+		st.index[key] = n - 1
 	case n > storeScan:
 		st.index = make(map[string]int, 2*n)
 		for i := range st.pending {

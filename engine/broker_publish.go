@@ -138,7 +138,7 @@ func (b *Broker) redoInbound(p brokerPendingIn) {
 		}
 	}
 	b.fanoutStore(p.msg, 2, p.retain, p.client, skip)
-	b.fan = b.fan[:0] // nobody is connected yet
+	b.resetFan() // nobody is connected yet
 	b.endInbound(s, p.id)
 }
 

@@ -68,8 +68,10 @@ func (k *brokerPackets) shared(last *brokerLast0, dup bool, qos packet.QoS, reta
 	if withProps {
 		p.Props = m.propsAt(now)
 	}
-	key.p = p
-	*last = key
+	// Field by field: no typed copy of the struct (a bulk write barrier
+	// while the GC marks).
+	last.p, last.buf, last.n, last.mp, last.at = p, key.buf, key.n, key.mp, key.at
+	last.id, last.qos, last.dup, last.retain, last.props = key.id, key.qos, key.dup, key.retain, key.props
 	return p
 }
 

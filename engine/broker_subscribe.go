@@ -55,7 +55,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 	if len(withRetained) == 0 || len(b.retained) == 0 {
 		return
 	}
-	b.fan = b.fan[:0]
+	b.resetFan()
 	topics := sortedKeys(b.retained)
 	for _, sub := range withRetained {
 		for _, t := range topics {
