@@ -140,9 +140,11 @@ func (mm *matchMemo) matches(s *sub, m *accepted) bool {
 
 // collectMessages lists the QoS>=1 Accepted messages in history order.
 func collectMessages(x *index) []accepted {
-	msgs := make([]accepted, 0, len(x.accs))
+	var msgs []accepted
 	if x.sc != nil {
 		msgs = reuse(&x.sc.accepted, len(x.accs))[:0]
+	} else {
+		msgs = make([]accepted, 0, len(x.accs))
 	}
 	byMsg := takeDense[int32](x, len(x.msgs)) // msg id -> index in msgs + 1
 	pending := make([][]int32, len(x.nodes))  // publisher -> accepted, not acknowledged
