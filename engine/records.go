@@ -38,10 +38,25 @@ const (
 )
 
 // clientOutKey is the record key of an outgoing message.
-func clientOutKey(id uint16) string { return clientRecordKey(clientPrefixOut, id) }
+func clientOutKey(id uint16) string {
+	if id < clientKeyTabled {
+		return clientTabledKey(clientKeyTableOut, len(clientPrefixOut)+5, id)
+	}
+	return clientRecordKeyBuilt(clientPrefixOut, id)
+}
 
 // clientInKey is the record key of an incoming QoS2 id.
-func clientInKey(id uint16) string { return clientRecordKey(clientPrefixIn, id) }
+func clientInKey(id uint16) string {
+	if id < clientKeyTabled {
+		return clientTabledKey(clientKeyTableIn, len(clientPrefixIn)+5, id)
+	}
+	return clientRecordKeyBuilt(clientPrefixIn, id)
+}
+
+// clientTabledKey is key id of a key table whose keys are n bytes long.
+func clientTabledKey(table string, n int, id uint16) string {
+	return table[int(id)*n : int(id+1)*n]
+}
 
 // clientKeyTabled ids (below it) have their out/ and in/ keys precomputed:
 // ids are handed out lowest-free-after-last, so a run's ids are mostly small.
