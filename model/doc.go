@@ -17,16 +17,18 @@
 // Cost: Check (and CheckPromised, which shares it with FaultsOf) indexes the
 // history once (index.go): node and message names become small dense ids,
 // and the checks keep their state in slices, bit sets and int-keyed tables
-// rather than maps keyed by strings. Tables indexed by (node, message) or
-// (node, node) fall back to maps when a history has too many nodes or
+// rather than maps keyed by strings. The index also keeps each event's kind
+// and packet type in a byte code, so a pass skips the events it does not
+// read without loading them (eventSet). Tables indexed by (node, message)
+// or (node, node) fall back to maps when a history has too many nodes or
 // messages for a dense table of a few times its length, and packet-id
 // tables keep ids of 1024 and above in maps (idtab.go); tests prove both
 // forms agree. Reasons are formatted only for violations. A judge that asks
 // FaultsOf and then Check of one history should call CheckUnder, which
 // indexes it once (or IndexOf, to ask many questions of one history).
-// Check, CheckPromised, CheckUnder and FaultsOf borrow their per-event
-// buffers and spare tables from a pool (scratch.go) and give them back:
-// consecutive calls reuse the memory, cleared, and no verdict depends on it.
+// Check, CheckPromised, CheckUnder and FaultsOf borrow their buffers and
+// spare tables from a pool (scratch.go) and give them back: consecutive
+// calls reuse the memory, cleared, and no verdict depends on it.
 //
 // Assumptions about histories: the broker is named BrokerNode and clients
 // use their client ids as node and peer names; message ids (Msg) are unique

@@ -33,15 +33,15 @@ type index struct {
 
 	sparse bool     // tables use their map form whatever their size (tests)
 	sc     *scratch // memory the checks of one call share, or nil (see withScratch)
-	pooled bool     // ev and kinds are sc's, given back with it (borrowIndex)
+	pooled bool     // the per-event and per-message buffers are sc's, given back with it (borrowIndex)
 }
 
 // accRef is one Accepted event: its step and its topic's id.
 type accRef struct{ step, topic int32 }
 
 // evKind is an event's Kind and, for Sent and Received, its packet's Type
-// (else 0). Passes that look at a few kinds scan these two bytes per event
-// and read only the events they want, not the whole history.
+// (else 0). Passes that look at a few kinds scan these three bytes per
+// event and read only the events they want, not the whole history.
 type evKind struct {
 	kind Kind
 	typ  uint8
@@ -97,8 +97,8 @@ func newIndex(h *History) *index { return newIndexOf(h, false) }
 // large histories use), so tests can compare both forms.
 func newIndexOf(h *History, sparse bool) *index { return newIndexIn(h, sparse, nil) }
 
-// newIndexIn indexes h into the per-event buffers of sc when it has them
-// (see borrowIndex), else into new ones.
+// newIndexIn indexes h into the buffers of sc when it has them (see
+// borrowIndex), else into new ones.
 func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 	x := &index{
 		h: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
@@ -366,8 +366,8 @@ func (x *index) byName() []int32 {
 }
 
 // eventSet is a set of events by kind and, for Sent and Received, packet
-// type: what a pass over the history reads. A pass skips the events outside
-// its set on the two bytes of x.kinds, without reading them.
+// type: what a pass over the history reads. Compiled (codes), it lets a
+// pass skip the events outside it on x.kinds alone, without reading them.
 type eventSet struct {
 	kinds          uint32 // 1 << Kind, for kinds other than Sent and Received
 	sent, received uint32 // 1 << Packet.Type
@@ -403,7 +403,8 @@ func (s *eventSet) has(k evKind) bool {
 	return s.kinds&(1<<k.kind) != 0
 }
 
-// eventCodes is an eventSet as a bit set of event codes: one test a event.
+// eventCodes is an eventSet as a bit set of event codes: one bit test per
+// event.
 type eventCodes [4]uint64
 
 // codes compiles s: each code stands for events that s takes or leaves

@@ -7,8 +7,9 @@ import "sync"
 // check's newPairs takes it, cleared, instead of allocating its own. A call
 // borrows its scratch from scratchPool and gives it back at its end, so
 // the next call (the next seed of a campaign) reuses the same memory,
-// cleared: what a call computes never depends on what the memory held. It
-// holds no pointer, so it keeps no history alive.
+// cleared: what a call computes never depends on what the memory held.
+// Apart from names, which release clears, it holds no pointer, so a pooled
+// scratch keeps no history alive.
 type scratch struct {
 	ev      []evIDs    // an index's per-event ids (borrowIndex)
 	kinds   []evKind   // an index's per-event kinds
