@@ -78,12 +78,7 @@ func (s *actionSlab[T]) box(v T) Action {
 // Persist paths.
 func (s *actionSlab[T]) slot() (*T, Action) {
 	if s.next == len(s.block) {
-		var zero T
-		s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
-		if s.tab == nil {
-			proto := Action(zero)
-			s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
-		}
+		s.refill()
 	}
 	p := &s.block[s.next]
 	s.next++
@@ -91,6 +86,17 @@ func (s *actionSlab[T]) slot() (*T, Action) {
 	w := (*ifaceWords)(unsafe.Pointer(&a))
 	w.tab, w.data = s.tab, unsafe.Pointer(p)
 	return p, a
+}
+
+// refill starts the next block (slot's slow path, kept out of it so that
+// slot inlines).
+func (s *actionSlab[T]) refill() {
+	var zero T
+	s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
+	if s.tab == nil {
+		proto := Action(zero)
+		s.tab = (*ifaceWords)(unsafe.Pointer(&proto)).tab
+	}
 }
 
 // boxShared returns *p as an Action without copying it: p must never be
@@ -113,12 +119,17 @@ type slab[T any] struct {
 // get returns a zero T of its own.
 func (s *slab[T]) get() *T {
 	if s.next == len(s.block) {
-		var zero T
-		s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
+		s.refill()
 	}
 	p := &s.block[s.next]
 	s.next++
 	return p
+}
+
+// refill starts the next block (get's slow path).
+func (s *slab[T]) refill() {
+	var zero T
+	s.block, s.next = make([]T, nextBlock(len(s.block), unsafe.Sizeof(zero))), 0
 }
 
 // Byte arena blocks start at arenaMin bytes and double up to arenaMax.
