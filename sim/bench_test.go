@@ -47,7 +47,7 @@ func BenchmarkSeeds(b *testing.B) {
 
 func benchSeeds(b *testing.B, skipCheck, hash, reuse bool) {
 	var virtual, events int64
-	var rn Runner
+	rn := Runner{ReuseHistories: true} // each history is checked before the next run
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		cfg := Config{Seed: uint64(i), Profile: "swarm", SkipCheck: skipCheck}

@@ -235,6 +235,7 @@ type histLog struct {
 	recs  []crec
 	spill []hrec
 	built []model.Event
+	dirty bool // built's spare room holds an earlier run's events (Runner.ReuseHistories)
 }
 
 // add records an event.
@@ -286,6 +287,9 @@ func (l *histLog) unpack(c *crec) hrec {
 func (l *histLog) history() model.History {
 	if n := len(l.built); n < len(l.recs) {
 		l.built = slices.Grow(l.built, len(l.recs)-n)[:len(l.recs)]
+		if l.dirty {
+			clear(l.built[n:]) // fill writes only non-zero fields
+		}
 		for i := n; i < len(l.recs); i++ {
 			r := l.unpack(&l.recs[i])
 			r.fill(&l.built[i], l.strs)

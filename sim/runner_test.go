@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,8 +9,15 @@ import (
 
 // TestRunnerMatchesRun runs the golden cases on one Runner, forwards and
 // then backwards (so every run inherits memory grown by a different one),
-// and checks each checksum, trace and history against a fresh sim.Run.
+// and checks each checksum, trace and history against a fresh sim.Run; with
+// and without ReuseHistories.
 func TestRunnerMatchesRun(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ReuseHistories=%v", reuse), func(t *testing.T) { runnerMatchesRun(t, reuse) })
+	}
+}
+
+func runnerMatchesRun(t *testing.T, reuse bool) {
 	type want struct {
 		sum         uint64
 		trace, hist string
@@ -20,7 +28,7 @@ func TestRunnerMatchesRun(t *testing.T) {
 		r := mustRun(t, c)
 		wants[i] = want{r.Checksum(), r.Trace(), historySum(r.History())}
 	}
-	var rn Runner
+	rn := Runner{ReuseHistories: reuse}
 	order := make([]int, len(cases))
 	for i := range order {
 		order[i] = i

@@ -14,7 +14,7 @@ func BenchmarkCampaignSeed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var rn sim.Runner
+	rn := sim.Runner{ReuseHistories: true} // as a campaign worker
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if res := runSeed(&rn, w, uint64(i)); res.rec.Error != "" {

@@ -303,7 +303,9 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var rn sim.Runner // a worker's seeds reuse one world's memory
+			// A worker's seeds reuse one world's memory; runSeed is done
+			// with each history before the next seed.
+			rn := sim.Runner{ReuseHistories: true}
 			for seed := range jobs {
 				results <- runSeed(&rn, c.world, seed)
 			}
