@@ -111,9 +111,17 @@ func flagIf(b bool, f uint8) uint8 {
 // payload share one string.
 func (w *World) compactPacket(p packet.Packet) cpacket {
 	// The acknowledgements, half of all sends, carry only an id and a
-	// reason: built here without Split's full description.
-	// TestCompactPacketAcks holds them equal to Split's.
+	// reason, and a PUBLISH its topic and payload: built here without
+	// Split's full description. TestCompactPacketFastPaths holds them equal
+	// to Split's.
 	switch p := p.(type) {
+	case *packet.Publish:
+		c := cpacket{id: p.PacketID, typ: uint8(packet.PUBLISH), qos: uint8(p.QoS),
+			flags: flagIf(p.Dup, pktDup) | flagIf(p.Retain, pktRetain)}
+		c.topic = w.internID(p.Topic)
+		c.payload = w.internID(p.Payload)
+		c.msg = c.payload
+		return c
 	case *packet.Puback:
 		return cpacket{id: p.PacketID, typ: uint8(p.Type()), reason: uint8(p.Reason)}
 	case *packet.Pubrec:

@@ -198,20 +198,28 @@ func TestInternIDRecentCache(t *testing.T) {
 	})
 }
 
-// TestCompactPacketAcks holds compactPacket's fast path for PUBACK, PUBREC,
+// TestCompactPacketFastPaths holds compactPacket's fast path for PUBACK, PUBREC,
 // PUBREL and PUBCOMP equal to the record histpkt.Split's description gives.
-func TestCompactPacketAcks(t *testing.T) {
+func TestCompactPacketFastPaths(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		id := rapid.Uint16().Draw(rt, "id")
 		rc := packet.ReasonCode(rapid.Uint8().Draw(rt, "rc"))
+		pub := &packet.Publish{PacketID: id, QoS: packet.QoS(rapid.IntRange(0, 2).Draw(rt, "qos")),
+			Dup: rapid.Bool().Draw(rt, "dup"), Retain: rapid.Bool().Draw(rt, "retain"),
+			Topic: []byte(rapid.StringMatching(`[a-z/]{0,6}`).Draw(rt, "topic")), Payload: []byte(rapid.StringMatching(`[a-z0-9-]{0,6}`).Draw(rt, "payload"))}
 		for _, p := range []packet.Packet{
 			&packet.Puback{PacketID: id, Reason: rc}, &packet.Pubrec{PacketID: id, Reason: rc},
-			&packet.Pubrel{PacketID: id, Reason: rc}, &packet.Pubcomp{PacketID: id, Reason: rc},
+			&packet.Pubrel{PacketID: id, Reason: rc}, &packet.Pubcomp{PacketID: id, Reason: rc}, pub,
 		} {
 			w := &World{strs: newStrTable()}
-			s := histpkt.Split(p).Scalars
+			parts := histpkt.Split(p)
+			s := parts.Scalars
 			want := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason,
 				flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean)}
+			if parts.Publish {
+				want.topic, want.payload = w.internID(parts.Topic), w.internID(parts.Payload)
+				want.msg = want.payload
+			}
 			if got := w.compactPacket(p); got != want {
 				rt.Fatalf("%T: compactPacket %+v, Split gives %+v", p, got, want)
 			}
