@@ -278,27 +278,25 @@ func inConnack(ctx propCtx, connect, connack string) string {
 // checkPropBytes enforces the ranges of the byte properties (5.0 §3.1.2.11,
 // §3.2.2.3, §3.3.2.3.2: each is 0 or 1, anything else is a Protocol Error).
 func checkPropBytes(p *Properties) error {
-	s := p.Present
-	for _, b := range [...]struct {
-		id PropID
-		v  byte
-	}{
-		{PropPayloadFormat, p.PayloadFormat},
-		{PropRequestProblemInfo, p.RequestProblemInfo},
-		{PropRequestResponseInfo, p.RequestResponseInfo},
-		{PropMaximumQoS, p.MaximumQoS},
-		{PropRetainAvailable, p.RetainAvailable},
-		{PropWildcardSubAvailable, p.WildcardSubAvail},
-		{PropSubIDAvailable, p.SubIDAvailable},
-		{PropSharedSubAvailable, p.SharedSubAvailable},
-	} {
-		if s.Has(b.id) && b.v > 1 {
+	// The byte properties present, in ascending order (the first bad one
+	// is reported, as a check of each in turn would).
+	for ids := p.Present & byteProps; ids != 0; ids &= ids - 1 {
+		if id := PropID(bits.TrailingZeros64(uint64(ids))); propInt(p, id) > 1 {
 			// 5.0 §2.2.2.2 value ranges: 0 or 1, anything else is a Protocol Error.
-			return protocol("§2.2.2.2", b.id.String()+" is not 0 or 1")
+			return protocol("§2.2.2.2", id.String()+" is not 0 or 1")
 		}
 	}
 	return nil
 }
+
+// byteProps are the properties whose value is 0 or 1.
+var byteProps = set(PropPayloadFormat, PropRequestProblemInfo, PropRequestResponseInfo, PropMaximumQoS,
+	PropRetainAvailable, PropWildcardSubAvailable, PropSubIDAvailable, PropSharedSubAvailable)
+
+// stringProps are the UTF-8 string properties checked as strings only
+// (the Response Topic is also a topic name).
+var stringProps = set(PropContentType, PropAssignedClientID, PropAuthMethod, PropResponseInfo,
+	PropServerReference, PropReasonString)
 
 // checkPropStrings enforces the UTF-8 rules on the string properties, and the
 // Topic Name rules on the Response Topic.
@@ -313,21 +311,10 @@ func checkPropStrings(p *Properties) error {
 			return err
 		}
 	}
-	for _, f := range [...]struct {
-		id PropID
-		v  string
-	}{
-		{PropContentType, p.ContentType},
-		{PropAssignedClientID, p.AssignedClientID},
-		{PropAuthMethod, p.AuthMethod},
-		{PropResponseInfo, p.ResponseInfo},
-		{PropServerReference, p.ServerReference},
-		{PropReasonString, p.ReasonString},
-	} {
-		if s.Has(f.id) {
-			if err := checkUTF8String(V5, f.v, f.id.String()); err != nil {
-				return err
-			}
+	for ids := s & stringProps; ids != 0; ids &= ids - 1 { // ascending, as a check of each in turn
+		id := PropID(bits.TrailingZeros64(uint64(ids)))
+		if err := checkUTF8String(V5, propStr(p, id), id.String()); err != nil {
+			return err
 		}
 	}
 	for _, u := range p.User {
