@@ -19,10 +19,20 @@ import (
 //
 // The rule that makes it sound is the one the compiler's boxing follows: a
 // struct handed out by box is never written again, so nobody holding the
-// Action ever sees it change. Slabs only move forward; a block lives as long
-// as any of its actions is referenced. The same rule holds for slab (structs
-// handed out by pointer, e.g. Send.Packet) and byteArena (Send.Data,
-// Persist.Value, delivered messages): space once handed out is never reused.
+// Action ever sees it change. (slot hands out the struct and its Action
+// before the fields are filled: the engine fills them at once, before its
+// Step returns, and never again.) Slabs only move forward; a block lives as
+// long as any of its actions is referenced. The same rule holds for slab
+// (structs handed out by pointer, e.g. Send.Packet) and byteArena
+// (Send.Data, Persist.Value, delivered messages): space once handed out is
+// never reused.
+//
+// The other side of the rule is the consumers': nobody writes Send.Packet,
+// Send.Data or Persist.Value (Client.Step, Broker.Step). That is what lets
+// read-only values be shared: the Success acknowledgements and their wire
+// bytes below (sharedAck), a broker's QoS 0 PUBLISH to every subscriber
+// (brokerLast0), a client's retransmit copy of a PUBLISH as the Send.Data of
+// its first send.
 
 // ifaceWords is the runtime layout of a non-empty interface value.
 type ifaceWords struct {
