@@ -34,7 +34,7 @@ type tape struct {
 	n     int
 	nodes []string // node names, by index
 	at    engine.Time
-	node  string
+	node  int  // the last line's node, an index in nodes
 	began bool // at and node hold the last line's
 }
 
@@ -72,7 +72,7 @@ func (t *tape) reserve(n int) {
 
 // reset empties the tape, keeping its room.
 func (t *tape) reset() {
-	t.n, t.nodes, t.at, t.node, t.began = 0, t.nodes[:0], 0, "", false
+	t.n, t.nodes, t.at, t.node, t.began = 0, t.nodes[:0], 0, 0, false
 }
 
 // appendLong appends bytes built by f from the tape so far (the slow
@@ -121,7 +121,7 @@ func (t *tape) callWLong(op byte, w *tword, v uint64) {
 
 // line records a line's time and node when they differ from the last line's.
 func (t *tape) line(now engine.Time, node string) {
-	if !t.began || now != t.at || node != t.node {
+	if !t.began || now != t.at || node != t.nodes[t.node] {
 		t.newLine(now, node)
 	}
 }
@@ -133,9 +133,9 @@ func (t *tape) newLine(now engine.Time, node string) {
 		t.appendLong(callRoom, func(b []byte) []byte { return binary.AppendVarint(append(b, opTime), d) })
 		t.at = now
 	}
-	if !t.began || node != t.node {
-		t.call(opNode, uint64(t.nodeIndex(node)))
-		t.node = node
+	if !t.began || node != t.nodes[t.node] {
+		t.node = t.nodeIndex(node) // an int: no GC write barrier, unlike the name
+		t.call(opNode, uint64(t.node))
 	}
 	t.began = true
 }
