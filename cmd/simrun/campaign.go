@@ -373,11 +373,13 @@ func runSeed(rn *sim.Runner, w world, seed uint64) (res seedResult) {
 		res.rec.Checksum = "-"
 		return res
 	}
-	res.plan = plan.String()
 	defer func() {
 		if p := recover(); p != nil {
 			res.rec.Error = fmt.Sprintf("panic: %v", p)
 			res.rec.Checksum = "-"
+		}
+		if res.rec.failed() { // only a failing seed's plan is saved
+			res.plan = plan.String()
 		}
 	}()
 	r := rn.Run(cfg, plan)
