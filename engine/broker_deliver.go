@@ -120,7 +120,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 		s.queue[0] = brokerOut{}
 		s.queue = s.queue[1:]
 	}
-	s.queue = append(s.queue, out)
+	s.pushQueue(out)
 	b.saveOut(s, &s.queue[len(s.queue)-1])
 }
 
@@ -257,19 +257,34 @@ func (s *brokerSession) dropInflight(i int) {
 // message); a full window with room before it moves down to the front of
 // the array instead of growing it.
 func (s *brokerSession) pushInflight(m brokerOut) {
-	if n := len(s.inflight); n == cap(s.inflight) {
-		if gap := cap(s.inflBase) - n; gap > 0 {
-			all := s.inflBase[:cap(s.inflBase)]
-			copy(all, s.inflight)
+	s.inflight, s.inflBase = slideAppend(s.inflight, s.inflBase, m)
+}
+
+// pushQueue appends m to the queued messages: a window of queueBase like
+// the inflight messages (pump and DropOldest take from its front), so a
+// queue that keeps moving reuses its array instead of reallocating it each
+// time its end is reached.
+func (s *brokerSession) pushQueue(m brokerOut) {
+	s.queue, s.queueBase = slideAppend(s.queue, s.queueBase, m)
+}
+
+// slideAppend appends m to w, a window that ends at the end of its array
+// base (its front slides as entries are taken, their slots zeroed): a full
+// window with room before it moves down to the front of the array instead
+// of growing it. It returns the window and its array.
+func slideAppend(w, base []brokerOut, m brokerOut) ([]brokerOut, []brokerOut) {
+	if n := len(w); n == cap(w) {
+		if gap := cap(base) - n; gap > 0 {
+			all := base[:cap(base)]
+			copy(all, w)
 			clear(all[n:])
-			s.inflight = all[:n]
+			w = all[:n]
 		} else {
-			s.inflight = append(s.inflight, m)
-			s.inflBase = s.inflight[:0]
-			return
+			w = append(w, m)
+			return w, w[:0]
 		}
 	}
-	s.inflight = append(s.inflight, m)
+	return append(w, m), base
 }
 
 // findOut returns the index of the inflight message with packet id, or -1.

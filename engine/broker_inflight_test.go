@@ -54,3 +54,47 @@ func TestInflightWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestQueueWindow checks pushQueue with pops from the front (as pump and
+// DropOldest take them) against a plain slice: the same messages in order,
+// every slot of the array outside the window zero, and the array never
+// larger than twice the most messages ever queued at once.
+func TestQueueWindow(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s brokerSession
+		var model []uint16
+		most, next := 0, uint16(1)
+		for range rapid.IntRange(0, 300).Draw(t, "ops") {
+			if len(model) == 0 || rapid.Bool().Draw(t, "push") {
+				s.pushQueue(brokerOut{seq: uint64(next), key: "k", msg: brokerMsg{buf: []byte{1}}})
+				model = append(model, next)
+				next++
+				most = max(most, len(model))
+			} else {
+				s.queue[0] = brokerOut{}
+				s.queue = s.queue[1:]
+				model = model[1:]
+			}
+			got := make([]uint16, len(s.queue))
+			for i := range s.queue {
+				got[i] = uint16(s.queue[i].seq)
+			}
+			if !slices.Equal(got, model) {
+				t.Fatalf("queued %v, want %v", got, model)
+			}
+			all := s.queueBase[:cap(s.queueBase)]
+			start := cap(s.queueBase) - cap(s.queue)
+			if len(s.queue) > 0 && &all[start] != &s.queue[0] {
+				t.Fatalf("the window does not end at the end of the array")
+			}
+			for j := range all {
+				if (j < start || j >= start+len(s.queue)) && !reflect.ValueOf(all[j]).IsZero() {
+					t.Fatalf("slot %d outside the window holds seq %d", j, all[j].seq)
+				}
+			}
+			if cap(s.queueBase) > 2*most+8 {
+				t.Fatalf("array of %d for at most %d messages", cap(s.queueBase), most)
+			}
+		}
+	})
+}

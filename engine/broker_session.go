@@ -18,13 +18,14 @@ type brokerSession struct {
 	conn      *brokerConn
 	offlineAt Time // when the session went offline; -1: online when last saved
 
-	subs     map[string]subOptions // filter -> options; nil until the first subscription (setSub)
-	inflight []brokerOut           // outbound messages with a packet id, in send order
-	inflBase []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
-	heldIdx  int                   // no inflight entry below it waits to be sent on conn
-	queue    []brokerOut           // outbound QoS 1/2 messages waiting, FIFO
-	inbound  seqTable              // QoS 2 ids received and awaiting PUBREL (Method B), with the ConnID that owes it (0: none)
-	ids      IDAllocator           // outbound packet ids
+	subs      map[string]subOptions // filter -> options; nil until the first subscription (setSub)
+	inflight  []brokerOut           // outbound messages with a packet id, in send order
+	inflBase  []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
+	heldIdx   int                   // no inflight entry below it waits to be sent on conn
+	queue     []brokerOut           // outbound QoS 1/2 messages waiting, FIFO
+	queueBase []brokerOut           // queue's whole array: queue ends at its end (pushQueue)
+	inbound   seqTable              // QoS 2 ids received and awaiting PUBREL (Method B), with the ConnID that owes it (0: none)
+	ids       IDAllocator           // outbound packet ids
 
 	will        *brokerWill
 	willTimer   TimerID
