@@ -92,9 +92,11 @@ func writePublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 	if p.QoS > 0 {
 		n += 2
 	}
-	pn := 0
+	pn, noProps := 0, p.Props.isEmpty()
 	if v == V5 {
-		pn = propsLen(&p.Props)
+		if !noProps {
+			pn = propsLen(&p.Props)
+		}
 		n += vbiLen(pn) + pn
 	}
 	flags := byte(p.QoS) << 1
@@ -104,16 +106,24 @@ func writePublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 	if p.Retain {
 		flags |= pubRetain
 	}
-	dst, err := appendHeader(dst, PUBLISH, flags, n)
-	if err != nil {
-		return dst, err
+	if n < 0x80 {
+		dst = append(dst, byte(PUBLISH)<<4|flags, byte(n)) // a one-byte Remaining Length
+	} else {
+		var err error
+		if dst, err = appendHeader(dst, PUBLISH, flags, n); err != nil {
+			return dst, err
+		}
 	}
 	dst = appendBin(dst, p.Topic)
 	if p.QoS > 0 {
 		dst = appendU16(dst, p.PacketID)
 	}
 	if v == V5 {
-		dst = appendProps(dst, &p.Props, pn)
+		if noProps {
+			dst = append(dst, 0) // Property Length 0
+		} else {
+			dst = appendProps(dst, &p.Props, pn)
+		}
 	}
 	return append(dst, p.Payload...), nil
 }
