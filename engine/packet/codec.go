@@ -298,10 +298,15 @@ func trailing(r *reader, t Type) error {
 // checkID refuses packet identifier 0.
 func checkID(v Version, t Type, id uint16) error {
 	if id == 0 {
-		// [MQTT-2.3.1-1] / v5 [MQTT-2.2.1-3]: packet identifiers are non-zero.
-		return protocol(rule(v, "MQTT-2.3.1-1", "MQTT-2.2.1-3"), "packet identifier 0 in "+t.String())
+		return zeroID(v, t) // out of line, so that checkID inlines
 	}
 	return nil
+}
+
+// zeroID is checkID's refusal.
+func zeroID(v Version, t Type) error {
+	// [MQTT-2.3.1-1] / v5 [MQTT-2.2.1-3]: packet identifiers are non-zero.
+	return protocol(rule(v, "MQTT-2.3.1-1", "MQTT-2.2.1-3"), "packet identifier 0 in "+t.String())
 }
 
 // checkV5Only refuses a packet that does not exist in 3.1.1.

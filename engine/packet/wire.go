@@ -131,6 +131,12 @@ func (r *reader) vbi(field string) (int, error) {
 
 // bin reads two-byte-length-prefixed data, aliasing the input.
 func (r *reader) bin(field string) ([]byte, error) {
+	if o := r.off; o+2 <= len(r.b) {
+		if end := o + 2 + (int(r.b[o])<<8 | int(r.b[o+1])); end <= len(r.b) {
+			r.off = end // the usual case, without the checks' calls
+			return r.b[o+2 : end : end], nil
+		}
+	}
 	n, err := r.u16(field)
 	if err != nil {
 		return nil, err
