@@ -38,19 +38,7 @@ func TestInflightWindow(t *testing.T) {
 			if !slices.Equal(got, model) {
 				t.Fatalf("inflight ids %v, want %v", got, model)
 			}
-			all := s.inflBase[:cap(s.inflBase)]
-			start := cap(s.inflBase) - cap(s.inflight)
-			if len(s.inflight) > 0 && &all[start] != &s.inflight[0] {
-				t.Fatalf("the window does not end at the end of the array")
-			}
-			for j := range all {
-				if (j < start || j >= start+len(s.inflight)) && !reflect.ValueOf(all[j]).IsZero() {
-					t.Fatalf("slot %d outside the window holds id %d", j, all[j].id)
-				}
-			}
-			if cap(s.inflBase) > 2*most+8 {
-				t.Fatalf("array of %d for at most %d messages", cap(s.inflBase), most)
-			}
+			checkWindow(t, s.inflBase, s.inflight, most)
 		}
 	})
 }
@@ -82,19 +70,27 @@ func TestQueueWindow(t *testing.T) {
 			if !slices.Equal(got, model) {
 				t.Fatalf("queued %v, want %v", got, model)
 			}
-			all := s.queueBase[:cap(s.queueBase)]
-			start := cap(s.queueBase) - cap(s.queue)
-			if len(s.queue) > 0 && &all[start] != &s.queue[0] {
-				t.Fatalf("the window does not end at the end of the array")
-			}
-			for j := range all {
-				if (j < start || j >= start+len(s.queue)) && !reflect.ValueOf(all[j]).IsZero() {
-					t.Fatalf("slot %d outside the window holds seq %d", j, all[j].seq)
-				}
-			}
-			if cap(s.queueBase) > 2*most+8 {
-				t.Fatalf("array of %d for at most %d messages", cap(s.queueBase), most)
-			}
+			checkWindow(t, s.queueBase, s.queue, most)
 		}
 	})
+}
+
+// checkWindow checks a slice kept as a window at the end of its base array:
+// the window ends where the array does, every slot outside it is zero (no
+// reference kept alive), and the array is never larger than twice the most
+// elements held at once, plus 8.
+func checkWindow[T any](t *rapid.T, base, window []T, most int) {
+	all := base[:cap(base)]
+	start := cap(base) - cap(window)
+	if len(window) > 0 && &all[start] != &window[0] {
+		t.Fatalf("the window does not end at the end of the array")
+	}
+	for j := range all {
+		if (j < start || j >= start+len(window)) && !reflect.ValueOf(all[j]).IsZero() {
+			t.Fatalf("slot %d outside the window holds %+v", j, all[j])
+		}
+	}
+	if cap(base) > 2*most+8 {
+		t.Fatalf("array of %d for at most %d messages", cap(base), most)
+	}
 }
