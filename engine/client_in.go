@@ -24,8 +24,7 @@ type clientInbound struct {
 	awaitingRel seqTable
 	pendingByID idTable[clientDelivery] // delivered, the application's Ack pending
 	byDelivery  deliveryQueue           // the same, by clientDelivery id
-	ackQueue    []*clientDelivery       // ackQueue[ackHead:]: this connection's owed acks, in arrival order
-	ackHead     int                     // the slots before it are nil: flushAcks moves it, no shift
+	acks        headQueue               // this connection's owed acks, in arrival order
 	nextDID     DeliveryID
 	nextSeq     uint64
 }
@@ -41,20 +40,11 @@ func (in *clientInbound) hasState() bool {
 // connLost forgets the acks owed on the closed connection; the deliveries
 // stay, so a resent PUBLISH is not delivered twice.
 func (in *clientInbound) connLost() {
-	clear(in.ackQueue[in.ackHead:])
-	in.ackQueue, in.ackHead = in.ackQueue[:0], 0
+	in.acks.reset()
 }
 
-// pushAck queues an owed ack. A full array with room before the head moves
-// the queue to its front instead of growing.
-func (in *clientInbound) pushAck(d *clientDelivery) {
-	if len(in.ackQueue) == cap(in.ackQueue) && in.ackHead > 0 {
-		n := copy(in.ackQueue, in.ackQueue[in.ackHead:])
-		clear(in.ackQueue[n:])
-		in.ackQueue, in.ackHead = in.ackQueue[:n], 0
-	}
-	in.ackQueue = appendPtr(in.ackQueue, d)
-}
+// pushAck queues an owed ack.
+func (in *clientInbound) pushAck(d *clientDelivery) { in.acks.push(d) }
 
 // sortedRelIDs lists the awaiting-PUBREL ids in increasing order.
 func (in *clientInbound) sortedRelIDs() []uint16 {
@@ -181,13 +171,8 @@ func (c *Client) handleAck(e Ack) {
 // moving the head past them (an emptied queue starts again at the front).
 func (c *Client) flushAcks() {
 	in := &c.in
-	for in.ackHead < len(in.ackQueue) && in.ackQueue[in.ackHead].acked && c.state == csConnected {
-		q, h := in.ackQueue, in.ackHead
-		d := q[h]
-		q[h] = nil
-		if in.ackHead = h + 1; in.ackHead == len(q) {
-			in.ackQueue, in.ackHead = q[:0], 0
-		}
+	for d := in.acks.front(); d != nil && d.acked && c.state == csConnected; d = in.acks.front() {
+		in.acks.popFront()
 		if d.conn != c.conn {
 			continue
 		}

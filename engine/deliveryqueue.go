@@ -2,19 +2,17 @@ package engine
 
 import "slices"
 
-// deliveryQueue holds the deliveries awaiting the application's Ack in
-// increasing DeliveryID order (the order they are delivered in), found by
-// binary search. It replaces a map[DeliveryID]*clientDelivery: the usual
-// Ack, of the oldest delivery, moves the head past it (no shift); a full
-// array with room before the head moves the queue to its front instead of
-// growing.
-type deliveryQueue struct {
+// headQueue is a FIFO of deliveries kept as ds[head:]: taking the front
+// moves the head past it (no shift; the slots before the head are nil), an
+// emptied queue starts again at the front, and a full array with room before
+// the head moves the queue to its front instead of growing.
+type headQueue struct {
 	ds   []*clientDelivery // ds[head:] is the queue
 	head int
 }
 
-// push appends d, whose id is above every queued one.
-func (q *deliveryQueue) push(d *clientDelivery) {
+// push appends d.
+func (q *headQueue) push(d *clientDelivery) {
 	if len(q.ds) == cap(q.ds) && q.head > 0 {
 		n := copy(q.ds, q.ds[q.head:])
 		clear(q.ds[n:])
@@ -22,6 +20,38 @@ func (q *deliveryQueue) push(d *clientDelivery) {
 	}
 	q.ds = appendPtr(q.ds, d)
 }
+
+// front returns the first delivery, or nil.
+func (q *headQueue) front() *clientDelivery {
+	if q.head < len(q.ds) {
+		return q.ds[q.head]
+	}
+	return nil
+}
+
+// popFront removes the first delivery (the queue is not empty).
+func (q *headQueue) popFront() {
+	q.ds[q.head] = nil
+	if q.head++; q.head == len(q.ds) {
+		q.ds, q.head = q.ds[:0], 0
+	}
+}
+
+// len is the number of queued deliveries.
+func (q *headQueue) len() int { return len(q.ds) - q.head }
+
+// reset removes every delivery.
+func (q *headQueue) reset() {
+	clear(q.ds)
+	q.ds, q.head = q.ds[:0], 0
+}
+
+// deliveryQueue holds the deliveries awaiting the application's Ack in
+// increasing DeliveryID order (the order they are delivered in, so push
+// keeps it), found by binary search. It replaces a
+// map[DeliveryID]*clientDelivery: the usual Ack, of the oldest delivery,
+// takes the front.
+type deliveryQueue struct{ headQueue }
 
 // take removes and returns the delivery of id, or nil.
 func (q *deliveryQueue) take(id DeliveryID) *clientDelivery {
@@ -37,25 +67,12 @@ func (q *deliveryQueue) take(id DeliveryID) *clientDelivery {
 	}
 	d := live[i]
 	switch {
-	case len(live) == 1:
-		q.ds[q.head] = nil // the slots before the head are nil already
-		q.ds, q.head = q.ds[:0], 0
 	case i == 0:
-		q.ds[q.head] = nil
-		q.head++
+		q.popFront()
 	default:
 		copy(live[i:], live[i+1:])
 		q.ds[len(q.ds)-1] = nil
 		q.ds = q.ds[:len(q.ds)-1]
 	}
 	return d
-}
-
-// len is the number of queued deliveries.
-func (q *deliveryQueue) len() int { return len(q.ds) - q.head }
-
-// reset removes every delivery.
-func (q *deliveryQueue) reset() {
-	clear(q.ds)
-	q.ds, q.head = q.ds[:0], 0
 }
