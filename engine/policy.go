@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // RetransmitStore is where a client keeps its unacknowledged outgoing
 // PUBLISH and PUBREL packets (seed coremqtt-unclean-session-retransmits).
 type RetransmitStore uint8
@@ -112,4 +119,127 @@ type Preset struct {
 	Doc    string
 	Client ClientPolicy
 	Broker BrokerPolicy
+}
+
+// ErrPolicyText is wrapped by every error parsing a policy's text name.
+var ErrPolicyText = errors.New("engine: bad policy text")
+
+// Text names of the policy values: stable, used by plan files (sim's policy
+// header line). Index = value; index 0 (unset) has no name.
+var (
+	retransmitNames  = []string{"", "none", "memory", "durable"}
+	unknownAckNames  = []string{"", "fail", "answer"}
+	ackOrderNames    = []string{"", "before-callback", "after-callback"}
+	qos2StateNames   = []string{"", "volatile", "durable"}
+	persistenceNames = []string{"", "none", "periodic", "every-change"}
+	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist"}
+)
+
+// enumName returns names[v], or kind(v) for a value without a name.
+func enumName[T ~uint8](v T, names []string, kind string) string {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v]
+	}
+	return kind + "(" + strconv.Itoa(int(v)) + ")"
+}
+
+// parseEnum returns the value whose name is s.
+func parseEnum[T ~uint8](s string, names []string, kind string) (T, error) {
+	for i, n := range names {
+		if n != "" && n == s {
+			return T(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s %q is not one of %s", ErrPolicyText, kind, s, strings.Join(names[1:], ", "))
+}
+
+// String returns the store's text name: none, memory or durable.
+func (s RetransmitStore) String() string { return enumName(s, retransmitNames, "retransmit") }
+
+// ParseRetransmitStore reads RetransmitStore.String.
+func ParseRetransmitStore(s string) (RetransmitStore, error) {
+	return parseEnum[RetransmitStore](s, retransmitNames, "retransmit store")
+}
+
+// String returns the policy's text name: fail or answer.
+func (a UnknownAck) String() string { return enumName(a, unknownAckNames, "unknown-ack") }
+
+// ParseUnknownAck reads UnknownAck.String.
+func ParseUnknownAck(s string) (UnknownAck, error) {
+	return parseEnum[UnknownAck](s, unknownAckNames, "unknown-ack policy")
+}
+
+// String returns the order's text name: before-callback or after-callback.
+func (o AckOrder) String() string { return enumName(o, ackOrderNames, "ack-order") }
+
+// ParseAckOrder reads AckOrder.String.
+func ParseAckOrder(s string) (AckOrder, error) {
+	return parseEnum[AckOrder](s, ackOrderNames, "ack order")
+}
+
+// String returns the state kind's text name: volatile or durable.
+func (q QoS2State) String() string { return enumName(q, qos2StateNames, "qos2-state") }
+
+// ParseQoS2State reads QoS2State.String.
+func ParseQoS2State(s string) (QoS2State, error) {
+	return parseEnum[QoS2State](s, qos2StateNames, "QoS2 state")
+}
+
+// String returns the mode's text name: none, periodic or every-change.
+func (p BrokerPersistence) String() string { return enumName(p, persistenceNames, "persistence") }
+
+// ParseBrokerPersistence reads BrokerPersistence.String.
+func ParseBrokerPersistence(s string) (BrokerPersistence, error) {
+	return parseEnum[BrokerPersistence](s, persistenceNames, "broker persistence")
+}
+
+// String returns the mutation set's text: "none", or the names of its bits
+// joined by "+" (lowest bit first), bits without a name as one hex number
+// last: "resend-without-dup+0x80".
+func (m Mutation) String() string {
+	if m == 0 {
+		return "none"
+	}
+	var parts []string
+	for i, n := range mutationNames {
+		if m&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if rest := m &^ (1<<len(mutationNames) - 1); rest != 0 {
+		parts = append(parts, "0x"+strconv.FormatUint(uint64(rest), 16))
+	}
+	return strings.Join(parts, "+")
+}
+
+// ParseMutation reads Mutation.String: "none", or names and hex numbers
+// joined by "+".
+func ParseMutation(s string) (Mutation, error) {
+	if s == "none" {
+		return 0, nil
+	}
+	var m Mutation
+	for _, part := range strings.Split(s, "+") {
+		bit, err := parseMutationPart(part)
+		if err != nil {
+			return 0, fmt.Errorf("%w: mutations %q: %w", ErrPolicyText, s, err)
+		}
+		m |= bit
+	}
+	return m, nil
+}
+
+func parseMutationPart(part string) (Mutation, error) {
+	for i, n := range mutationNames {
+		if n == part {
+			return 1 << i, nil
+		}
+	}
+	if hex, ok := strings.CutPrefix(part, "0x"); ok {
+		v, err := strconv.ParseUint(hex, 16, 32)
+		if err == nil && v != 0 {
+			return Mutation(v), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not none, a hex number or one of %s", part, strings.Join(mutationNames, ", "))
 }
