@@ -46,7 +46,19 @@
 // A Plan is the workload and its plan-level faults as data, with a text form
 // (Plan.String, ParsePlan) whose header carries seed, profile, preset,
 // scenario and protocol version: a plan file replays with nothing else
-// (ConfigOf). Profiles (calm, lossy, crashy, swarm) give fault probabilities
+// (HeaderOf, ConfigOf). A run with a custom profile (Config.Custom) adds a
+// "faults" line holding every Profile field but Doc ("faults name=calm
+// latency=1ms..5ms chunk=200000 reset=0 halfopen=0 partition=0 slow=0
+// crash=0 stateloss=0 crashpoint=0 lose=0 torn=0 restart=100ms..2s
+// backoff=100ms..1s slowextra=200ms": ppm integers, durations as in advance
+// ops, ranges min..max); a preset whose policies are not those of the engine
+// preset of its name (a mutant, a custom mix) adds a "policy" line holding
+// every ClientPolicy and BrokerPolicy field under engine's text names
+// ("policy client.retransmit=memory ... client.mutations=none
+// broker.persistence=periodic broker.snapshot-every=16 ...
+// broker.mutations=ack-before-persist"). Both lines need every key; an
+// unknown key, a repeated or missing key or a bad value is an error naming
+// the line and the key. Profiles (calm, lossy, crashy, swarm) give fault probabilities
 // in parts per million; swarm draws them from the seed. Scenarios (standard,
 // small) generate plans from a seed and a profile (Generate).
 //

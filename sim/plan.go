@@ -75,6 +75,13 @@ type Header struct {
 	// its CrashK-th crash point (CrashK 0: random mode).
 	CrashNode string
 	CrashK    int
+	// Faults is the run's custom profile (Config.Custom; its "faults" line),
+	// nil when the run uses the profile named Profile.
+	Faults *Profile
+	// Policy is the preset's policies (its "policy" line) when they are not
+	// those of the engine preset named Preset: a mutant, a custom mix, or a
+	// name engine does not know. Nil when the name says it all.
+	Policy *Policies
 }
 
 // PlanFormat is the current plan file format.
@@ -134,6 +141,12 @@ func (p Plan) String() string {
 		h.Format, h.Seed, h.Profile, h.Preset, h.Scenario, h.Version)
 	if h.CrashK > 0 {
 		fmt.Fprintf(&b, "crash-at %s %d\n", h.CrashNode, h.CrashK)
+	}
+	if h.Faults != nil {
+		appendFaultsLine(&b, *h.Faults)
+	}
+	if h.Policy != nil {
+		appendPolicyLine(&b, *h.Policy)
 	}
 	b.WriteString("---\n")
 	for _, o := range p.Ops {
@@ -232,6 +245,15 @@ func ParsePlan(text string) (Plan, error) {
 
 func (h *Header) parseLine(line string) error {
 	f := strings.Fields(line)
+	var err error
+	switch f[0] {
+	case "faults":
+		h.Faults, err = parseFaultsLine(f[1:])
+		return err
+	case "policy":
+		h.Policy, err = parsePolicyLine(f[1:])
+		return err
+	}
 	want := 2
 	if f[0] == "crash-at" {
 		want = 3
@@ -239,7 +261,6 @@ func (h *Header) parseLine(line string) error {
 	if len(f) != want {
 		return fmt.Errorf("header %q wants %d fields, has %d", f[0], want, len(f))
 	}
-	var err error
 	switch f[0] {
 	case "mqttlab-plan":
 		h.Format, err = strconv.Atoi(f[1])
@@ -262,7 +283,7 @@ func (h *Header) parseLine(line string) error {
 			err = fmt.Errorf("crash-at point %d is not >= 1", h.CrashK)
 		}
 	default:
-		return fmt.Errorf("unknown header %q (want mqttlab-plan, seed, profile, preset, scenario, version, crash-at, or --- before the ops)", f[0])
+		return fmt.Errorf("unknown header %q (want mqttlab-plan, seed, profile, preset, scenario, version, crash-at, faults, policy, or --- before the ops)", f[0])
 	}
 	if err != nil {
 		return fmt.Errorf("header %s: %v", f[0], err)

@@ -61,21 +61,29 @@ func Generate(cfg Config) (Plan, error) {
 	return Plan{Header: HeaderOf(cfg), Ops: g.ops}, nil
 }
 
-// HeaderOf returns the plan header that replays cfg.
+// HeaderOf returns the plan header that replays cfg: with a faults line
+// when cfg has a custom profile, and a policy line when its preset's
+// policies are not those of the engine preset of its name.
 func HeaderOf(cfg Config) Header {
 	return Header{Format: PlanFormat, Seed: cfg.Seed, Profile: cfg.Profile, Preset: cfg.Preset.Name,
-		Scenario: cfg.Scenario, Version: cfg.Version, CrashNode: cfg.Crash.Node, CrashK: cfg.Crash.K}
+		Scenario: cfg.Scenario, Version: cfg.Version, CrashNode: cfg.Crash.Node, CrashK: cfg.Crash.K,
+		Faults: headerFaults(cfg), Policy: headerPolicy(cfg)}
 }
 
-// ConfigOf returns the config a plan header asks for (the preset looked up
-// by name).
+// ConfigOf returns the config a plan header asks for: the preset from the
+// policy line under the header's preset name, or looked up by name; the
+// custom profile from the faults line. Errors wrap ErrConfig.
 func ConfigOf(h Header) (Config, error) {
 	cfg := Config{Seed: h.Seed, Profile: h.Profile, Scenario: h.Scenario, Version: h.Version,
 		Crash: CrashMode{Node: h.CrashNode, K: h.CrashK}}
-	if h.Preset != "" {
-		p, err := engine.PresetByName(h.Preset)
+	if h.Faults != nil {
+		p := *h.Faults
+		cfg.Custom = &p
+	}
+	if h.Preset != "" || h.Policy != nil {
+		p, err := presetOf(h)
 		if err != nil {
-			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+			return Config{}, err
 		}
 		cfg.Preset = p
 	}
