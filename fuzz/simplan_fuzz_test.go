@@ -31,8 +31,8 @@ func FuzzSimPlan(f *testing.F) {
 }
 
 // TestPlanFromBytesCorpus decodes every committed FuzzSimPlan input into a
-// plan whose text form parses back to the same ops (what a crasher's
-// report prints is a valid plan file), and checks the corpus exercises
+// plan whose text form parses back to the same ops and preset policies (what
+// a crasher's report prints is a valid plan file), and checks the corpus exercises
 // both versions and several presets and profiles.
 func TestPlanFromBytesCorpus(t *testing.T) {
 	files, err := filepath.Glob("testdata/fuzz/FuzzSimPlan/*")
@@ -52,6 +52,10 @@ func TestPlanFromBytesCorpus(t *testing.T) {
 		}
 		if len(back.Ops) != len(cs.Plan.Ops) {
 			t.Fatalf("%s: %d ops parsed back, %d generated", f, len(back.Ops), len(cs.Plan.Ops))
+		}
+		cfg, err := sim.ConfigOf(back.Header)
+		if err != nil || cfg.Preset.Client != cs.Config.Preset.Client || cfg.Preset.Broker != cs.Config.Preset.Broker {
+			t.Fatalf("%s: plan header gives preset %+v (%v), case ran %+v", f, cfg.Preset, err, cs.Config.Preset)
 		}
 		seen["profile "+cs.Config.Profile] = true
 		seen["preset "+cs.Config.Preset.Name] = true

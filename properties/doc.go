@@ -12,9 +12,10 @@
 // sim.World with plan operations as rapid state-machine actions, judging
 // after every action and after the heal (liveness); CrashSweep crashes
 // every node at every crash point in turn. Every failure reports the
-// violations and a plan file that simrun replay runs (a preset that is not
-// named in engine.Presets, or a world driven by a rapid or byte source, is
-// flagged in a comment line: such runs replay only through their test).
+// violations and a plan file that simrun replay runs, mutant and custom
+// presets included (the header's policy line carries their policies); a
+// world driven by a rapid or byte source is flagged in a comment line: such
+// runs replay only through their test.
 //
 // Canaries (TestCanaries) judge each legacy knob and each mutant of a fix by
 // the fixed preset's promises: FindCounterexample runs rapid.Check on a

@@ -109,16 +109,12 @@ type Sweep struct {
 // MaxSweep bounds the crash points one case sweeps.
 const MaxSweep = 64
 
-// String returns the plan file text, preceded by comment lines that say
-// what the header cannot: a preset that is not one of engine.Presets (a
-// mutant or a custom mix) and whether the world draws came from a source
-// other than the seed.
+// String returns the plan file text (a preset that is not one of
+// engine.Presets, a mutant or a custom mix, is in its policy line, so
+// simrun replay runs it), preceded by a comment line when the world draws
+// came from a source other than the seed: the one thing a header cannot say.
 func (c Case) String() string {
 	var b strings.Builder
-	if _, err := engine.PresetByName(c.Config.Preset.Name); err != nil {
-		fmt.Fprintf(&b, "# preset %s is not a named preset: client %+v broker %+v\n",
-			c.Config.Preset.Name, c.Config.Preset.Client, c.Config.Preset.Broker)
-	}
 	if c.Config.Source != nil {
 		b.WriteString("# world draws came from a rapid or byte source, not the seed: replay through the test that found it\n")
 	}
