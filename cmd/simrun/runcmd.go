@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mqttlab/mqttlab/sim"
 )
@@ -51,7 +52,7 @@ func (e *env) cmdRun(args []string) int {
 	}
 	replay := fmt.Sprintf("%s run -seed %d %s", replayPrefix, cfg.Seed, w.flagArgs())
 	if *planPath != "" {
-		replay = fmt.Sprintf("%s run -plan %s -seed %d %s", replayPrefix, *planPath, cfg.Seed, worldOf(cfg, w.judge).flagArgs())
+		replay = fmt.Sprintf("%s run -plan %s%s", replayPrefix, *planPath, planOverrideArgs(fs, w, *seed))
 	}
 	if *save != "" {
 		if err := writeUserFile(*save, []byte(plan.String())); err != nil {
@@ -79,7 +80,7 @@ func runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Config, sim.Pl
 		cfg.Seed = seed
 	}
 	if fs.isSet("profile") {
-		cfg.Profile = w.profile
+		cfg.Profile, cfg.Custom = w.profile, nil
 	}
 	if fs.isSet("preset") {
 		cfg.Preset = w.preset
@@ -94,9 +95,28 @@ func runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Config, sim.Pl
 	return cfg, plan, nil
 }
 
-// worldOf returns the world a config runs in, judged by j.
-func worldOf(cfg sim.Config, j judge) world {
-	return world{profile: cfg.Profile, preset: cfg.Preset, scenario: cfg.Scenario, level: cfg.Version, judge: j}
+// planOverrideArgs returns the flags run -plan was given explicitly (they
+// override the plan's header) and the judge: what its replay command repeats
+// after "-plan FILE". Flags not given stay out, so the header's own lines,
+// a faults or policy line included, decide the rest.
+func planOverrideArgs(fs *flagSet, w world, seed uint64) string {
+	var b strings.Builder
+	if fs.isSet("seed") {
+		fmt.Fprintf(&b, " -seed %d", seed)
+	}
+	if fs.isSet("preset") {
+		b.WriteString(" -preset " + w.preset.Name)
+	}
+	if fs.isSet("profile") {
+		b.WriteString(" -profile " + w.profile)
+	}
+	if fs.isSet("scenario") {
+		b.WriteString(" -scenario " + w.scenario)
+	}
+	if fs.isSet("version") {
+		b.WriteString(" -version " + versionName(w.level))
+	}
+	return b.String() + w.judge.flagArg()
 }
 
 // readPlan reads and parses a plan file and the config its header asks for.
@@ -120,7 +140,8 @@ func readPlan(path string) (sim.Config, sim.Plan, error) {
 // cmdReplay runs a saved plan file.
 func (e *env) cmdReplay(args []string) int {
 	fs := e.newFlagSet("replay", "FILE [flags]", "Replays a plan file (as saved by 'run -save' or a campaign): its header carries seed,\n"+
-		"profile, preset, scenario and version, so the run and its checksum are the original's.")
+		"profile, preset, scenario and version (and a custom profile's faults line, a mutant or custom\n"+
+		"preset's policy line), so the run and its checksum are the original's.")
 	var out outputFlags
 	out.add(fs)
 	var wf worldFlags
