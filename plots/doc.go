@@ -16,7 +16,9 @@
 //     and the Sweep does not depend on their number.
 //   - Measure validates the experiment and config up front; a trial's error
 //     or panic comes back as an error naming experiment, variant, x and seed,
-//     so the failing run can be replayed.
+//     so the failing run can be replayed: TrialPlan gives its plan file (a
+//     simulated run that does not complete puts it in its error), whose
+//     header carries the trial's custom profile and the variant's policies.
 //   - WriteCSV writes the header experiment,variant,x,failures,trials,rate,
 //     lo,hi; x in shortest exact form, rates with six decimals, so goldens are
 //     stable. WriteChart renders png or svg with gonum.org/v1/plot: one line

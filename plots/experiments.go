@@ -155,8 +155,8 @@ func variant(name, label, preset string) Variant {
 }
 
 // retransmitMemory is the fixed preset with an in-memory retransmit store.
-// engine has no preset of that name, so a plan header naming it does not
-// replay by name.
+// engine has no preset of that name: a trial's plan header carries its
+// policies in a policy line (TrialPlan).
 func retransmitMemory() Variant {
 	p, _ := engine.PresetByName("fixed")
 	if p.Name != "" {

@@ -29,7 +29,8 @@ const maxCrashPoints = 1 << 20
 // standard scenario with the variant's engine preset and the fault at
 // probability x, counted as failed when model.Check finds a violation of the
 // failure's invariants in its history. Every variant, promised or not, is
-// judged by the same invariants: the legacy ones are there to fail.
+// judged by the same invariants: the legacy ones are there to fail. A run
+// that does not complete returns an ErrSim error holding its plan file.
 func simTrial(fault Fault, failure Failure) TrialFunc {
 	return func(v Variant, x float64, seed uint64) (bool, error) {
 		only := invariants(failure)
@@ -46,10 +47,27 @@ func simTrial(fault Fault, failure Failure) TrialFunc {
 		}
 		res := sim.Run(cfg, plan)
 		if res.Err != nil {
-			return false, fmt.Errorf("%w: %w", ErrSim, res.Err)
+			return false, fmt.Errorf("%w: %w\nplan (save as FILE and run: simrun replay FILE):\n%s", ErrSim, res.Err, plan)
 		}
 		return len(model.Check(res.History(), model.Options{Only: only})) > 0, nil
 	}
+}
+
+// TrialPlan returns the plan file of one simulated trial: experiment exp,
+// variant v, fault probability x, trial seed (the seed an error of Measure
+// names). Its header carries the trial's custom profile (faults line) and,
+// for a variant whose preset engine does not name, its policies (policy
+// line), so "simrun replay FILE" runs the trial again, checksum and all.
+func TrialPlan(exp Experiment, v Variant, x float64, seed uint64) (sim.Plan, error) {
+	cfg, err := trialConfig(exp.Fault, v, x, seed)
+	if err != nil {
+		return sim.Plan{}, err
+	}
+	plan, err := sim.Generate(cfg)
+	if err != nil {
+		return sim.Plan{}, fmt.Errorf("%w: %w", ErrSim, err)
+	}
+	return plan, nil
 }
 
 // trialConfig is the sim config of one trial: the calm profile (no fault
