@@ -134,11 +134,18 @@ func (o Op) appendText(b []byte) []byte {
 }
 
 // String returns the plan file text: the header, a separator, one op a line.
+// A header name left empty (profile, preset, scenario: the config's
+// default) has no line.
 func (p Plan) String() string {
 	var b strings.Builder
 	h := p.Header
-	fmt.Fprintf(&b, "mqttlab-plan %d\nseed %d\nprofile %s\npreset %s\nscenario %s\nversion %d\n",
-		h.Format, h.Seed, h.Profile, h.Preset, h.Scenario, h.Version)
+	fmt.Fprintf(&b, "mqttlab-plan %d\nseed %d\n", h.Format, h.Seed)
+	for _, l := range [...]struct{ key, val string }{{"profile", h.Profile}, {"preset", h.Preset}, {"scenario", h.Scenario}} {
+		if l.val != "" {
+			b.WriteString(l.key + " " + l.val + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "version %d\n", h.Version)
 	if h.CrashK > 0 {
 		fmt.Fprintf(&b, "crash-at %s %d\n", h.CrashNode, h.CrashK)
 	}
