@@ -255,27 +255,3 @@ func TestHeaderLineErrors(t *testing.T) {
 		t.Errorf("unknown preset without a policy line: error %v, want ErrConfig and ErrUnknownPreset", err)
 	}
 }
-
-// FuzzParsePlan: any text either is refused with ErrPlan (never a panic) or
-// parses to a plan whose text parses back to the same plan.
-func FuzzParsePlan(f *testing.F) {
-	f.Add("mqttlab-plan 1\nseed 3\nprofile calm\npreset fixed\nscenario small\nversion 5\n---\nconnect p1\n")
-	f.Add("mqttlab-plan 1\npreset x\nfaults name= latency=1ms..2ms chunk=1 reset=2 halfopen=3 partition=4 slow=5 crash=6 stateloss=7 crashpoint=8 lose=9 torn=10 restart=1s..2s backoff=0s..1m slowextra=7ns\n---\n")
-	f.Add("mqttlab-plan 1\npolicy client.retransmit=memory client.unknown-pubrel=fail client.unknown-pubrec=answer client.ack-order=before-callback client.incoming-qos2=volatile client.mutations=0x3+reuse-inflight-id broker.persistence=periodic broker.snapshot-every=4 broker.unknown-pubrel=answer broker.unknown-pubrec=fail broker.ack-order=after-callback broker.mutations=ack-before-persist\n---\nadvance 1s\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		p, err := ParsePlan(text)
-		if err != nil {
-			if !errors.Is(err, ErrPlan) {
-				t.Fatalf("error %v does not wrap ErrPlan", err)
-			}
-			return
-		}
-		back, err := ParsePlan(p.String())
-		if err != nil {
-			t.Fatalf("printed plan does not parse: %v\n%s", err, p)
-		}
-		if !reflect.DeepEqual(back, p) {
-			t.Fatalf("printed plan parses to another plan:\n%s\nvs\n%s", p, back)
-		}
-	})
-}

@@ -36,3 +36,4 @@ build fuzz/codec Decode fuzz_decode
 build fuzz ClientBytes fuzz_client_bytes
 build fuzz BrokerBytes fuzz_broker_bytes
 build fuzz SimPlan fuzz_sim_plan
+build fuzz ParsePlan fuzz_parse_plan
