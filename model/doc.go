@@ -40,7 +40,11 @@
 // UNSUBSCRIBE does it also see changes whose SUBACK/UNSUBACK the client
 // never received (a lost SUBACK of a re-SUBSCRIBE at QoS 0). Connection
 // boundaries are read from ConnOpened/ConnClosed when present, and otherwise
-// from CONNECT/CONNACK packets and crashes. Checks that judge the end of a
+// from CONNECT/CONNACK packets and crashes. A client's Sent CONNECT carries
+// in ReceiveMax the Receive Maximum it announced (0 when absent); SendQuota
+// judges the broker's sends against it from the client's own events (what
+// it received and acked), which on a FIFO connection never overstate the
+// broker's count. Checks that judge the end of a
 // run (NoLoss, PubrelAnswered, NoStuck) do so only when LivenessStart is
 // present; end-of-history violations point at the step that started the
 // obligation (the Accepted, the PUBREL) or at the last event.
@@ -52,7 +56,7 @@
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
 //	PacketIDUnique  no new packet reuses an id in flight in its direction [MQTT-2.2.1-3] [MQTT-2.2.1-4]
-//	SendQuota       v5 client unacked QoS>0 PUBLISHes <= broker Receive Maximum, per connection [MQTT-3.3.4-7] [MQTT-4.9.0-2]
+//	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2]
 //	Order           first deliveries per publisher, topic and QoS follow accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
 //	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5]

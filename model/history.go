@@ -11,6 +11,8 @@ const (
 	// Acknowledged: a publisher's Publish completed Acknowledged. Node, Msg.
 	Acknowledged
 	// Sent: Node wrote a packet towards Peer (the Send action took effect).
+	// A client's CONNECT carries in ReceiveMax the Receive Maximum property
+	// it announced (0 when absent, which means 65535).
 	Sent
 	// Received: Node decoded a packet that came from Peer.
 	Received

@@ -29,7 +29,9 @@ const (
 	// direction [MQTT-2.2.1-3] [MQTT-2.2.1-4] (invariant 5).
 	PacketIDUnique
 	// SendQuota: v5 unacked QoS>0 PUBLISHes on a connection stay within the
-	// broker's Receive Maximum [MQTT-3.3.4-7] [MQTT-4.9.0-2] (invariant 7).
+	// receiver's Receive Maximum: the client's within the broker's
+	// [MQTT-3.3.4-7], the broker's within the client's [MQTT-3.3.4-9]
+	// [MQTT-4.9.0-2] (invariant 7).
 	SendQuota
 	// Order: first deliveries per publisher, topic and QoS follow the
 	// publisher's accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6] (invariant 6).
