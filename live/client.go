@@ -437,7 +437,8 @@ func (c *Client) handleSend(a engine.Send) {
 		c.conn.Close() // the reader reports ConnClosed
 		return
 	}
-	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(a.Packet, c.opts.MsgID)})
+	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(a.Packet, c.opts.MsgID),
+		ReceiveMax: connectReceiveMax(a.Packet)})
 }
 
 // handlePersist writes to the store. A store failure is fatal: the driver

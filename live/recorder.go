@@ -77,3 +77,13 @@ func PayloadMsgID(payload []byte) string { return string(payload) }
 func modelPacket(p packet.Packet, msgID MsgIDFunc) model.Packet {
 	return histpkt.Of(p, func(b []byte) string { return string(b) }, msgID)
 }
+
+// connectReceiveMax is the Receive Maximum property of p when p is a
+// CONNECT that carries one, else 0 (absent: 65535): a client's Sent CONNECT
+// event records it for the model's SendQuota [MQTT-3.3.4-9].
+func connectReceiveMax(p packet.Packet) uint16 {
+	if c, ok := p.(*packet.Connect); ok && c.Props.Present.Has(packet.PropReceiveMaximum) {
+		return c.Props.ReceiveMaximum
+	}
+	return 0
+}

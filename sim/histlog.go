@@ -106,6 +106,17 @@ func flagIf(b bool, f uint8) uint8 {
 	return 0
 }
 
+// connectReceiveMax is the Receive Maximum property of p when p is a
+// CONNECT that carries one, else 0 (absent: 65535). The client's Sent
+// CONNECT records it for the model's SendQuota [MQTT-3.3.4-9]; a client
+// announcing the default 65535 omits it, so its events are unchanged.
+func connectReceiveMax(p packet.Packet) uint16 {
+	if c, ok := p.(*packet.Connect); ok && c.Props.Present.Has(packet.PropReceiveMaximum) {
+		return c.Props.ReceiveMaximum
+	}
+	return 0
+}
+
 // compactPacket describes p for the history. The message id of a PUBLISH is
 // its whole payload (the sim's applications publish the id), so msg and
 // payload share one string.

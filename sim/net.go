@@ -290,7 +290,8 @@ func (w *World) handleSend(n *node, a engine.Send) {
 		c.rm = receiveMax(ca)
 	}
 	peer := w.nodeOf(c, peerOf(side))
-	w.log.add(hrec{kind: model.Sent, time: int64(w.sched.now), node: n.nameID, peer: peer.nameID, pkt: pkt})
+	w.log.add(hrec{kind: model.Sent, time: int64(w.sched.now), node: n.nameID, peer: peer.nameID, pkt: pkt,
+		receiveMax: connectReceiveMax(a.Packet)})
 	w.obs.sent(w, c, side, &pkt)
 	if c.reset || c.blackhole {
 		return
