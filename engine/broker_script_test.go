@@ -21,7 +21,8 @@ import (
 //
 //	config key=value ...        persistence=none|periodic|every snapshot=N inflight=N
 //	                            rm=N maxqueued=N queuefull=oldest|newest pubrel=answer|fail
-//	                            pubrec=answer|fail ackorder=before|after mut=ackbeforepersist
+//	                            pubrec=answer|fail ackorder=before|after
+//	                            mut=ackbeforepersist|publishafterpubrel|resendwithoutdup|ignorereceivemax
 //	                            (must come first; the broker is built at the first other command)
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
@@ -482,7 +483,7 @@ func (w *bsWorld) configure(args []string) error {
 			p.AckOrder = map[string]AckOrder{"before": LegacyAckBeforeCallback, "after": AckAfterCallback}[v]
 		case "mut":
 			p.Mutations |= map[string]Mutation{"ackbeforepersist": MutAckBeforePersist, "publishafterpubrel": MutPublishAfterPubrel,
-				"resendwithoutdup": MutResendWithoutDup}[v]
+				"resendwithoutdup": MutResendWithoutDup, "ignorereceivemax": MutIgnoreReceiveMax}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		default:

@@ -150,8 +150,8 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 	c.window = int(b.cfg.InflightV311)
 	if v5 {
 		c.window = 65535
-		if p.Props.Present.Has(packet.PropReceiveMaximum) && p.Props.ReceiveMaximum > 0 {
-			c.window = int(p.Props.ReceiveMaximum) // [MQTT-3.3.4-9] the client's Receive Maximum
+		if p.Props.Present.Has(packet.PropReceiveMaximum) && p.Props.ReceiveMaximum > 0 && b.pol.Mutations&MutIgnoreReceiveMax == 0 {
+			c.window = int(p.Props.ReceiveMaximum) // [MQTT-3.3.4-9] the client's Receive Maximum gates every send
 		}
 		if p.Props.Present.Has(packet.PropMaximumPacketSize) {
 			c.maxOut = p.Props.MaximumPacketSize

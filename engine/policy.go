@@ -91,6 +91,7 @@ const (
 	MutReuseInflightID                         // allocate a packet id that is still in flight
 	MutPublishAfterPubrel                      // resend the PUBLISH of a message already PUBREL'd
 	MutAckBeforePersist                        // broker: PUBACK/PUBREC before the message is persisted
+	MutIgnoreReceiveMax                        // broker: send QoS>0 PUBLISHes beyond the client's Receive Maximum
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -132,7 +133,7 @@ var (
 	ackOrderNames    = []string{"", "before-callback", "after-callback"}
 	qos2StateNames   = []string{"", "volatile", "durable"}
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
-	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist"}
+	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

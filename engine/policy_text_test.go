@@ -25,6 +25,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutReuseInflightID.String(), "reuse-inflight-id"},
 		{MutPublishAfterPubrel.String(), "publish-after-pubrel"},
 		{MutAckBeforePersist.String(), "ack-before-persist"},
+		{MutIgnoreReceiveMax.String(), "ignore-receive-max"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<9).String(), "resend-without-dup+ack-before-persist+0x200"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
@@ -34,8 +35,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutAckBeforePersist != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutAckBeforePersist))
+	if MutIgnoreReceiveMax != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreReceiveMax))
 	}
 }
 
