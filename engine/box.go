@@ -98,6 +98,14 @@ func (s *actionSlab[T]) slot() (*T, Action) {
 	return p, a
 }
 
+// rewind hands the current block out again from its start, zeroed (slot
+// promises a zero T): for a Step whose caller is done with every Action
+// boxed before it (ReuseActions).
+func (s *actionSlab[T]) rewind() {
+	clear(s.block[:s.next])
+	s.next = 0
+}
+
 // refill starts the next block (slot's slow path, kept out of it so that
 // slot inlines).
 func (s *actionSlab[T]) refill() {

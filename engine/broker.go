@@ -141,13 +141,16 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 // events and yield no action.
 //
 // The returned slice is reused by the next Step: carry the actions out (or
-// copy the slice) before calling Step again. The byte slices inside the
-// actions (Send.Data, Persist.Value) and the packets are never reused and
-// may be kept, but must not be modified: a Success acknowledgement's
+// copy the slice) before calling Step again; with BrokerConfig.ReuseActions
+// so are the actions' boxes. The byte slices inside the actions (Send.Data,
+// Persist.Value) and the packets are never reused and may be kept, but must not be modified: a Success acknowledgement's
 // Send.Data and Send.Packet are read-only values every engine shares
 // (box.go), and a QoS 0 PUBLISH's Send.Packet is shared by its copies.
 func (b *Broker) Step(now Time, ev Event) []Action {
 	b.now = now
+	if b.cfg.ReuseActions {
+		b.boxes.rewind()
+	}
 	b.prevOut, b.out = len(b.out), b.out[:0]
 	if b.restored {
 		b.restored = false

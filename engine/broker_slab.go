@@ -42,6 +42,12 @@ type brokerActions struct {
 	persist actionSlab[Persist]
 }
 
+// rewind reuses every slab's current block (BrokerConfig.ReuseActions).
+func (a *brokerActions) rewind() {
+	a.send.rewind()
+	a.persist.rewind()
+}
+
 // publish0 returns the QoS 0 PUBLISH of out's message: the last one when it
 // was built from the same message, flags and time, else a fresh one.
 // withProps says the copy carries the message's v5 properties as at now.

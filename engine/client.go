@@ -164,7 +164,8 @@ func (c *Client) Connected() bool { return c.state == csConnected }
 // Step feeds one event and returns the actions to carry out, in order.
 //
 // The returned slice is reused by the next Step: carry the actions out (or
-// copy the slice) before calling Step again. The actions themselves, the
+// copy the slice) before calling Step again. The actions themselves (unless
+// ClientConfig.ReuseActions: then their boxes serve the next Step), the
 // packets and byte slices inside them (Send.Data, Send.Packet,
 // Persist.Value) and the delivered Message are never reused or written again
 // by the client and may be kept; Send.Data, Send.Packet and Persist.Value
@@ -172,6 +173,9 @@ func (c *Client) Connected() bool { return c.state == csConnected }
 // retransmit copy. (Deliver's Message is the application's own copy.)
 func (c *Client) Step(now Time, ev Event) []Action {
 	c.now = now
+	if c.cfg.ReuseActions {
+		c.boxes.rewind()
+	}
 	prev := len(c.acts)
 	c.acts = c.acts[:0]
 	c.step(ev)

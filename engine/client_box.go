@@ -18,6 +18,15 @@ type clientActions struct {
 	timer    actionSlab[SetTimer]
 }
 
+// rewind reuses every slab's current block (ClientConfig.ReuseActions).
+func (a *clientActions) rewind() {
+	a.send.rewind()
+	a.complete.rewind()
+	a.deliver.rewind()
+	a.persist.rewind()
+	a.timer.rewind()
+}
+
 // queueRoom is the first capacity of the client's queues of pointers
 // (owed acks, pending deliveries, outgoing messages): a fresh client soon
 // holds a few, so they start there instead of growing 1, 2, 4, 8.

@@ -57,6 +57,13 @@ type BrokerConfig struct {
 	// AssignedIDPrefix prefixes the client ids the broker assigns to v5
 	// clients that connect with an empty one.
 	AssignedIDPrefix string
+	// ReuseActions says the caller is done with every Action a Step
+	// returned before it calls Step again: the engine then boxes the next
+	// Step's actions in the same memory instead of fresh memory. Only the
+	// boxes are reused; the bytes, packets, strings and messages the
+	// actions point to are never written again either way (the sim's
+	// worlds set it; a driver that keeps Actions must not).
+	ReuseActions bool
 }
 
 // DefaultBrokerConfig returns a valid configuration with the given policy:

@@ -50,6 +50,13 @@ type ClientConfig struct {
 	ConnackTimeout Duration
 	// Policy selects the seed behaviours.
 	Policy ClientPolicy
+	// ReuseActions says the caller is done with every Action a Step
+	// returned before it calls Step again: the engine then boxes the next
+	// Step's actions in the same memory instead of fresh memory. Only the
+	// boxes are reused; the bytes, packets, strings and messages the
+	// actions point to are never written again either way (the sim's
+	// worlds set it; a driver that keeps Actions must not).
+	ReuseActions bool
 }
 
 // DefaultClientConfig returns a valid v5 configuration for id with the given

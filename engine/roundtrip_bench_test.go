@@ -19,6 +19,8 @@ type rtWorld struct {
 	head      int
 	acked     int // publisher Completes with Acknowledged
 	delivered int // subscriber Delivers
+	// seen, if set, sees every Step's actions before they are routed.
+	seen func(from int, acts []Action)
 }
 
 // rtEvent is an event addressed to the broker (to == -1) or a client. The
@@ -44,7 +46,14 @@ func (e *rtEvent) event() Event {
 }
 
 func newRTWorld(tb testing.TB, cp ClientPolicy, bp BrokerPolicy, v packet.Version) *rtWorld {
-	b, err := NewBroker(DefaultBrokerConfig(bp), nil)
+	return newRTWorldReuse(tb, cp, bp, v, false)
+}
+
+// newRTWorldReuse is newRTWorld with the engines' ReuseActions set as asked.
+func newRTWorldReuse(tb testing.TB, cp ClientPolicy, bp BrokerPolicy, v packet.Version, reuse bool) *rtWorld {
+	bc := DefaultBrokerConfig(bp)
+	bc.ReuseActions = reuse
+	b, err := NewBroker(bc, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -52,6 +61,7 @@ func newRTWorld(tb testing.TB, cp ClientPolicy, bp BrokerPolicy, v packet.Versio
 	for i, id := range []string{"pub", "sub"} {
 		cfg := DefaultClientConfig(id, cp)
 		cfg.Version = v
+		cfg.ReuseActions = reuse
 		if v == packet.V311 {
 			cfg.SessionExpiry = 0
 		}
@@ -76,11 +86,16 @@ func (w *rtWorld) run() {
 		e := w.queue[w.head]
 		w.queue[w.head] = rtEvent{}
 		w.head++
+		from, acts := e.to, []Action(nil)
 		if e.to < 0 {
-			w.route(-1, w.broker.Step(0, e.event()))
+			acts = w.broker.Step(0, e.event())
 		} else {
-			w.route(e.to, w.clients[e.to].Step(0, e.event()))
+			acts = w.clients[e.to].Step(0, e.event())
 		}
+		if w.seen != nil {
+			w.seen(from, acts)
+		}
+		w.route(from, acts)
 	}
 	w.queue, w.head = w.queue[:0], 0
 }

@@ -16,7 +16,9 @@ func defaultPreset() (engine.Preset, error) { return engine.PresetByName("fixed"
 // Clean Session 0 (3.1.1) and the scenario's keep-alive.
 func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
 	if spec.Broker {
-		b, err := engine.NewBroker(engine.DefaultBrokerConfig(spec.Preset.Broker), restored)
+		bc := engine.DefaultBrokerConfig(spec.Preset.Broker)
+		bc.ReuseActions = true // World.step is done with a Step's actions before the next
+		b, err := engine.NewBroker(bc, restored)
 		if err != nil {
 			return nil, err
 		}
@@ -28,6 +30,7 @@ func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
 		cfg.SessionExpiry = 0
 	}
 	cfg.KeepAlive = uint16(spec.KeepAlive / engine.Second)
+	cfg.ReuseActions = true
 	c, err := engine.NewClient(cfg, restored)
 	if err != nil {
 		return nil, err
