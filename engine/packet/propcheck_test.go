@@ -35,22 +35,22 @@ func TestPropValueChecks(t *testing.T) {
 	for i, id := range bytesOf {
 		var p Properties
 		setByte(&p, id, 2)
-		if err := checkPropBytes(&p); err != nil {
+		if err := checkPropBytes(ctxConnack, &p); err != nil {
 			t.Fatalf("%v = 2 without its Present bit refused: %v", id, err)
 		}
 		p.Present = p.Present.With(id)
-		if err := checkPropBytes(&p); err == nil || !strings.Contains(err.Error(), id.String()) {
+		if err := checkPropBytes(ctxConnack, &p); err == nil || !strings.Contains(err.Error(), id.String()) {
 			t.Fatalf("%v = 2: %v, want a refusal naming it", id, err)
 		}
 		setByte(&p, id, 1)
-		if err := checkPropBytes(&p); err != nil {
+		if err := checkPropBytes(ctxConnack, &p); err != nil {
 			t.Fatalf("%v = 1 refused: %v", id, err)
 		}
 		for _, later := range bytesOf[i+1:] {
 			q := Properties{Present: set(id, later)}
 			setByte(&q, id, 3)
 			setByte(&q, later, 3)
-			if err := checkPropBytes(&q); err == nil || !strings.Contains(err.Error(), id.String()+" ") {
+			if err := checkPropBytes(ctxConnack, &q); err == nil || !strings.Contains(err.Error(), id.String()+" ") {
 				t.Fatalf("%v and %v bad: %v, want the first, %v", id, later, err, id)
 			}
 		}

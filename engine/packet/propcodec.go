@@ -134,8 +134,9 @@ func decodeProps(r *reader, ctx propCtx, p *Properties) error {
 			return malformed("§2.2.2.2", "unknown property identifier 0x"+strconv.FormatUint(uint64(c), 16))
 		}
 		if !allowedProps[ctx].Has(id) {
-			// 5.0 §2.2.2.2: a property not defined for the packet is a Protocol Error.
-			return protocol("§2.2.2.2", id.String()+" not allowed in "+ctxNames[ctx])
+			// 5.0 §2.2.2.2: "A Control Packet which contains an Identifier which
+			// is not valid for its packet type ... is a Malformed Packet."
+			return malformed("§2.2.2.2", id.String()+" not allowed in "+ctxNames[ctx])
 		}
 		switch {
 		case id == PropUserProperty || (id == PropSubscriptionID && ctx == ctxPublish):
@@ -235,7 +236,7 @@ func checkProps(ctx propCtx, p *Properties) error {
 		return nil
 	}
 	s := p.Present
-	if err := checkPropBytes(p); err != nil {
+	if err := checkPropBytes(ctx, p); err != nil {
 		return err
 	}
 	if s.Has(PropReceiveMaximum) && p.ReceiveMaximum == 0 {
@@ -275,18 +276,47 @@ func inConnack(ctx propCtx, connect, connack string) string {
 	return connect
 }
 
-// checkPropBytes enforces the ranges of the byte properties (5.0 §3.1.2.11,
-// §3.2.2.3, §3.3.2.3.2: each is 0 or 1, anything else is a Protocol Error).
-func checkPropBytes(p *Properties) error {
+// checkPropBytes enforces the ranges of the byte properties: each is 0 or 1,
+// anything else is a Protocol Error, under the rule of the property's own
+// section (byteSection).
+func checkPropBytes(ctx propCtx, p *Properties) error {
 	// The byte properties present, in ascending order (the first bad one
 	// is reported, as a check of each in turn would).
 	for ids := p.Present & byteProps; ids != 0; ids &= ids - 1 {
 		if id := PropID(bits.TrailingZeros64(uint64(ids))); propInt(p, id) > 1 {
-			// 5.0 §2.2.2.2 value ranges: 0 or 1, anything else is a Protocol Error.
-			return protocol("§2.2.2.2", id.String()+" is not 0 or 1")
+			return protocol(byteSection(ctx, id), id.String()+" is not 0 or 1")
 		}
 	}
 	return nil
+}
+
+// byteSection is the 5.0 section that states a byte property's range: "It is
+// a Protocol Error to include ... with a value other than 0 or 1" (Maximum
+// QoS: "other than 0 or 1"; the Payload Format Indicator's rule stands in
+// the Will Properties and the PUBLISH sections).
+func byteSection(ctx propCtx, id PropID) string {
+	switch id {
+	case PropPayloadFormat:
+		if ctx == ctxWill {
+			return "§3.1.3.2.3"
+		}
+		return "§3.3.2.3.2"
+	case PropRequestResponseInfo:
+		return "§3.1.2.11.6"
+	case PropRequestProblemInfo:
+		return "§3.1.2.11.7"
+	case PropMaximumQoS:
+		return "§3.2.2.3.4"
+	case PropRetainAvailable:
+		return "§3.2.2.3.5"
+	case PropWildcardSubAvailable:
+		return "§3.2.2.3.11"
+	case PropSubIDAvailable:
+		return "§3.2.2.3.12"
+	case PropSharedSubAvailable:
+		return "§3.2.2.3.13"
+	}
+	return "§2.2.2.2"
 }
 
 // byteProps are the properties whose value is 0 or 1.
@@ -346,14 +376,16 @@ func checkPropsEncode(v Version, ctx propCtx, p *Properties) error {
 	if p.Present&listProps != 0 {
 		return protocol("§2.2.2.2", "Present names a list property: fill SubscriptionIDs or User instead")
 	}
+	// 5.0 §2.2.2.2: a property not valid for the packet type makes it a
+	// Malformed Packet; the encoder refuses to write one.
 	if bad := p.Present &^ allowed; bad != 0 {
-		return protocol("§2.2.2.2", "property not allowed in "+ctxNames[ctx]+": "+lowestID(bad).String())
+		return malformed("§2.2.2.2", "property not allowed in "+ctxNames[ctx]+": "+lowestID(bad).String())
 	}
 	if len(p.SubscriptionIDs) > 0 && !allowed.Has(PropSubscriptionID) {
-		return protocol("§2.2.2.2", "Subscription Identifier not allowed in "+ctxNames[ctx])
+		return malformed("§2.2.2.2", "Subscription Identifier not allowed in "+ctxNames[ctx])
 	}
 	if len(p.User) > 0 && !allowed.Has(PropUserProperty) {
-		return protocol("§2.2.2.2", "User Property not allowed in "+ctxNames[ctx])
+		return malformed("§2.2.2.2", "User Property not allowed in "+ctxNames[ctx])
 	}
 	if id := p.stray(); id != 0 {
 		return protocol("§2.2.2.2", id.String()+" has a value but no Present bit")

@@ -22,7 +22,8 @@ func checkTopicName(v Version, t []byte, aliased bool, field string) error {
 	}
 	for _, c := range t {
 		if c == '+' || c == '#' {
-			// [MQTT-3.3.2-2] [MQTT-4.7.1-1] no wildcard characters in a Topic Name.
+			// [MQTT-3.3.2-2], [MQTT-4.7.1-1] (3.1.1) / [MQTT-4.7.0-1] (5.0):
+			// no wildcard characters in a Topic Name.
 			return refuse("MQTT-3.3.2-2", TopicNameInvalid, "wildcard in "+field)
 		}
 	}
@@ -40,7 +41,8 @@ func checkTopicNameString(v Version, t string, field string) error {
 		return err
 	}
 	if strings.ContainsAny(t, "+#") {
-		// [MQTT-3.3.2-2] [MQTT-4.7.1-1] no wildcard characters in a Topic Name.
+		// [MQTT-3.3.2-2], [MQTT-4.7.1-1] (3.1.1) / [MQTT-4.7.0-1] (5.0):
+		// no wildcard characters in a Topic Name.
 		return refuse("MQTT-3.3.2-2", TopicNameInvalid, "wildcard in "+field)
 	}
 	return nil
@@ -62,9 +64,13 @@ func checkFilter(v Version, f string) (shared bool, err error) {
 	if v == V5 && strings.HasPrefix(f, sharePrefix) {
 		rest := f[len(sharePrefix):]
 		name, filter, ok := strings.Cut(rest, "/")
-		if name == "" || strings.ContainsAny(name, "+#") {
-			// [MQTT-4.8.2-1] ShareName at least one character, no "/", "+" or "#".
-			return true, refuse("MQTT-4.8.2-1", TopicFilterInvalid, "invalid ShareName in shared subscription")
+		if name == "" {
+			// [MQTT-4.8.2-1] a ShareName at least one character long.
+			return true, refuse("MQTT-4.8.2-1", TopicFilterInvalid, "empty ShareName in shared subscription")
+		}
+		if strings.ContainsAny(name, "+#") {
+			// [MQTT-4.8.2-2] the ShareName MUST NOT contain "/", "+" or "#".
+			return true, refuse("MQTT-4.8.2-2", TopicFilterInvalid, "wildcard in the ShareName of a shared subscription")
 		}
 		if !ok || filter == "" {
 			// [MQTT-4.8.2-2] ShareName MUST be followed by "/" and a Topic Filter.
@@ -77,13 +83,15 @@ func checkFilter(v Version, f string) (shared bool, err error) {
 		switch f[i] {
 		case '#':
 			if (i > 0 && f[i-1] != '/') || i != len(f)-1 {
-				// [MQTT-4.7.1-2] "#" MUST be a whole level and the last character.
-				return shared, refuse("MQTT-4.7.1-2", TopicFilterInvalid, "'#' not alone in the last level of topic filter")
+				// [MQTT-4.7.1-2] (3.1.1) / [MQTT-4.7.1-1] (5.0) "#" MUST be a
+				// whole level and the last character.
+				return shared, refuse(rule(v, "MQTT-4.7.1-2", "MQTT-4.7.1-1"), TopicFilterInvalid, "'#' not alone in the last level of topic filter")
 			}
 		case '+':
 			if (i > 0 && f[i-1] != '/') || (i < len(f)-1 && f[i+1] != '/') {
-				// [MQTT-4.7.1-3] "+" MUST occupy an entire level.
-				return shared, refuse("MQTT-4.7.1-3", TopicFilterInvalid, "'+' not alone in its level of topic filter")
+				// [MQTT-4.7.1-3] (3.1.1) / [MQTT-4.7.1-2] (5.0) "+" MUST occupy
+				// an entire level.
+				return shared, refuse(rule(v, "MQTT-4.7.1-3", "MQTT-4.7.1-2"), TopicFilterInvalid, "'+' not alone in its level of topic filter")
 			}
 		}
 	}
