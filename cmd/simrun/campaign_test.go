@@ -235,3 +235,22 @@ func TestFreshCampaignClearsOldFiles(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestResumeAfterLineWithoutNewline: a results.jsonl whose last record is
+// complete but lacks its newline resumes onto a line of its own: every
+// record stays readable and merge accepts the directory.
+func TestResumeAfterLineWithoutNewline(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"campaign", "-seeds", "6", "-out", dir}
+	simrun(t, args...).want(t, exitOK)
+	lines := strings.SplitAfter(fileText(t, filepath.Join(dir, resultsFile)), "\n")
+	writeFile(t, dir, resultsFile, strings.Join(lines[:2], "")+strings.TrimSuffix(lines[2], "\n"))
+	r := simrun(t, append(args, "-resume")...).want(t, exitOK)
+	if !strings.Contains(r.stdout, "3 to run, 3 already done") {
+		t.Errorf("resume:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if n := len(readRecords(t, dir)); n != 6 {
+		t.Errorf("%d readable records after resume, want 6", n)
+	}
+	simrun(t, "merge", dir).want(t, exitOK)
+}

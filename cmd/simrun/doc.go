@@ -37,7 +37,8 @@
 // campaign loses no finished seed; a failing seed's plan is written to
 // DIR/seed-N.plan before its line, and `simrun replay DIR/seed-N.plan`
 // reproduces it. -resume skips the seeds results.jsonl already has (a line
-// cut short by a kill is dropped and that seed rerun). -shard i/n runs the
+// cut short by a kill is dropped and that seed rerun; a complete last line
+// without its newline gets one before anything is appended). -shard i/n runs the
 // seeds s with (s-start)%n == i; `simrun merge` of the shards' directories
 // prints the unsharded campaign's summary, because the summary is computed
 // from the set of results, sorted, never from their order or the worker

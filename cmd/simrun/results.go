@@ -105,13 +105,38 @@ type resultsWriter struct {
 	f *os.File
 }
 
-// openResults opens dir's results.jsonl for appending.
+// openResults opens dir's results.jsonl for appending. A file whose last
+// line lacks its newline (a complete record written by hand, or by a tool
+// that does not end its lines) is first ended with one, so the next record
+// starts a line of its own.
 func openResults(dir string) (*resultsWriter, error) {
-	f, err := os.OpenFile(filepath.Join(dir, resultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	path := filepath.Join(dir, resultsFile)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	if err := endLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("ending the last line of %s: %w", path, err)
+	}
 	return &resultsWriter{f: f}, nil
+}
+
+// endLine appends a newline to f unless it is empty or already ends with one.
+func endLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
 }
 
 // write appends one record as a line.
