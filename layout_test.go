@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"fuzz/codec":       {"engine/packet"}, // its test binary is kept small on purpose (fuzz/ossfuzz_test.go)
 	"fuzz":             {"internal/histpkt", "properties", "sim", "model", "engine", "engine/packet", "pgregory.net/rapid", "github.com/AdaLogics/go-fuzz-headers"},
 	"plots":            {"internal/histpkt", "sim", "model", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/image", "golang.org/x/text"},
-	"cmd/simrun":       {"internal/histpkt", "sim", "model", "plots", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/", "github.com/schollz/progressbar", "github.com/mitchellh/colorstring", "github.com/rivo/uniseg"},
+	"cmd/simrun":       {"live", "internal/histpkt", "sim", "model", "plots", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/", "github.com/schollz/progressbar", "github.com/mitchellh/colorstring", "github.com/rivo/uniseg"},
 }
 
 // forbiddenEdge reports the first dependency of pkg that its allow-list does

@@ -24,6 +24,9 @@ type BrokerOptions struct {
 	// MsgID extracts the model's message id from a payload (default: the
 	// whole payload).
 	MsgID MsgIDFunc
+	// ConnLog, if set, gets one line per connection event (accepted, its
+	// CONNECT's client id, closed), called on the event loop.
+	ConnLog func(line string)
 }
 
 // Broker serves an engine.Broker on a net.Listener: one event loop goroutine
@@ -47,6 +50,7 @@ type brokerConn struct {
 	c      net.Conn
 	shadow *packet.Decoder // decodes received bytes for the history only
 	peer   string          // client id, once its CONNECT was decoded
+	remote string          // the peer's address, for ConnLog
 }
 
 // ServeBroker restores a broker from opts.Store and serves it on ln until
@@ -107,12 +111,22 @@ func (b *Broker) Stats() engine.BrokerStats {
 // Close stops accepting, closes every connection and stops the loop. The
 // store keeps what the engine persisted: a new ServeBroker on the same store
 // is a reboot.
-func (b *Broker) Close() error {
+func (b *Broker) Close() error { return b.close(false) }
+
+// Shutdown stops the broker cleanly: the engine closes every connection as
+// a server shutting down and writes out what it persists at all (a
+// periodic store's snapshot), then the broker closes as Close does.
+func (b *Broker) Shutdown() error { return b.close(true) }
+
+func (b *Broker) close(clean bool) error {
 	err := b.ln.Close()
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	b.l.call(func() {
+		if clean {
+			b.step(engine.Shutdown{})
+		}
 		b.closeAll()
 		b.l.stopAsync()
 	})
@@ -153,7 +167,8 @@ func (b *Broker) opened(c net.Conn) {
 	}
 	b.nextID++
 	id := b.nextID
-	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28)}
+	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28), remote: c.RemoteAddr().String()}
+	b.logf("conn %d opened from %s", id, c.RemoteAddr())
 	b.step(engine.ConnOpened{Conn: id})
 	go b.l.pump(c, func(data []byte) { b.received(id, data) }, func() { b.closed(id) })
 }
@@ -185,6 +200,7 @@ func (b *Broker) recordReceived(bc *brokerConn, data []byte) {
 		now := int64(b.l.now())
 		if cp, ok := p.(*packet.Connect); ok && bc.peer == "" {
 			bc.peer = cp.ClientID
+			b.logf("conn from %s: CONNECT client id %q clean start %v", bc.remote, cp.ClientID, cp.CleanStart)
 			b.rec.Add(model.Event{Kind: model.ConnOpened, Time: now, Node: model.BrokerNode, Peer: bc.peer})
 		}
 		b.rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: bc.peer, Packet: modelPacket(p, b.opts.MsgID)})
@@ -197,6 +213,7 @@ func (b *Broker) closed(id engine.ConnID) {
 		return
 	}
 	delete(b.conns, id)
+	b.logf("conn from %s closed (client id %q)", bc.remote, bc.peer)
 	if bc.peer != "" {
 		b.rec.Add(model.Event{Kind: model.ConnClosed, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: bc.peer})
 	}
@@ -262,4 +279,11 @@ func (b *Broker) fail(err error) {
 	b.rec.Add(model.Event{Kind: model.Failed, Time: int64(b.l.now()), Node: model.BrokerNode, Reason: err.Error()})
 	b.ln.Close()
 	b.closeAll()
+}
+
+// logf writes one ConnLog line, if logging is on.
+func (b *Broker) logf(format string, args ...any) {
+	if b.opts.ConnLog != nil {
+		b.opts.ConnLog(fmt.Sprintf(format, args...))
+	}
 }

@@ -23,6 +23,10 @@
 //     lost connection, and a process death after which only the store
 //     survives (a new RunClient on the same store is the reboot).
 //   - ServeBroker drives an engine.Broker on a net.Listener the same way.
+//     Close is a kill (memory lost, the store kept); Shutdown a clean stop
+//     (the engine writes what it persists at all). ConnLog gets one line per
+//     connection event, and NewDiscardRecorder keeps no history, for a
+//     broker that serves for days (simrun broker).
 //   - Every driver writes Sent and Received packets (decoded from a copy of
 //     the byte stream), Accepted, Acknowledged, Delivered, Subscribed,
 //     Unsubscribed, Connected, ConnOpened, ConnClosed, Crash, Restart and
