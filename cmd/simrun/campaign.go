@@ -46,9 +46,9 @@ func (e *env) cmdCampaign(args []string) int {
 		"merge' combines shard directories into the unsharded summary. Without -resume, an\n"+
 		"earlier campaign's results.jsonl, failing.txt, summary.txt and seed-*.plan in DIR\n"+
 		"are removed first.")
-	count := fs.Uint64("seeds", defaultSeeds, "number of seeds")
-	start := fs.Uint64("start", 0, "first seed")
-	workers := fs.Int("workers", runtime.NumCPU(), "worker goroutines")
+	count := fs.uint64Flag("seeds", defaultSeeds, 1, "number of seeds `N`")
+	start := fs.uint64Flag("start", 0, 0, "first seed `S`")
+	workers := fs.intFlag("workers", runtime.NumCPU(), 1, "`W` worker goroutines")
 	out := fs.String("out", filepath.Join("out", "campaign"), "output `DIR` (with -shard i/n and no -out: out/campaign/shard-i-of-n)")
 	resume := fs.Bool("resume", false, "continue the campaign in DIR: skip the seeds its results.jsonl already has")
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
@@ -174,7 +174,7 @@ func slicesWithout(args []string, drop ...string) []string {
 // done (with -resume).
 func (c campaign) prepare() ([]record, int, error) {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return nil, 0, fmt.Errorf("output dir: %w", err)
+		return nil, 0, ioFailure(err, "output dir")
 	}
 	if !c.resume {
 		return nil, 0, c.clean()
@@ -195,7 +195,7 @@ func (c campaign) prepare() ([]record, int, error) {
 	recs = dedupe(recs)
 	if bad > 0 {
 		if err := rewriteResults(c.out, recs); err != nil {
-			return nil, 0, fmt.Errorf("dropping unreadable lines: %w", err)
+			return nil, 0, ioFailure(err, "dropping unreadable lines")
 		}
 	}
 	return recs, bad, nil
@@ -222,7 +222,7 @@ func (c campaign) clean() error {
 	}
 	for _, p := range append(plans, filepath.Join(c.out, resultsFile), filepath.Join(c.out, "failing.txt"), filepath.Join(c.out, "summary.txt")) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("removing an earlier campaign's %s: %w", p, err)
+			return ioFailure(err, "removing an earlier campaign's %s", p)
 		}
 	}
 	return nil
@@ -256,7 +256,7 @@ func (e *env) runCampaign(c campaign) int {
 	}
 	s := summarizeCampaign(append(done, fresh...))
 	if err := e.writeCampaignFiles(c.out, s); err != nil {
-		return e.fail("campaign", err)
+		return e.fail("campaign", ioFailure(err, "writing the summary"))
 	}
 	s.writeText(e.stdout)
 	s.writeReplays(e.stdout, filepath.Join(c.out, "failing.txt"))
@@ -293,7 +293,7 @@ type seedResult struct {
 func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, bool, error) {
 	w, err := openResults(c.out)
 	if err != nil {
-		return nil, false, err
+		return nil, false, ioFailure(err, "opening %s", resultsFile)
 	}
 	defer w.close()
 	jobs := make(chan uint64)
@@ -355,7 +355,7 @@ func (e *env) record(c campaign, w *resultsWriter, res seedResult) error {
 	if res.rec.failed() {
 		path := filepath.Join(c.out, planName(res.rec.Seed))
 		if err := os.WriteFile(path, []byte(res.plan), 0o644); err != nil {
-			return fmt.Errorf("saving plan: %w", err)
+			return ioFailure(err, "saving plan")
 		}
 	}
 	return w.write(res.rec)

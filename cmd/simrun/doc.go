@@ -13,8 +13,10 @@
 // main is a thin call into run(args, stdout, stderr), which the tests drive.
 // Exit status: 0 nothing judged was violated, 1 a violation (or a run that
 // could not complete) was found, 2 a usage error (bad flag, value, name or
-// input file: one line naming it, then a hint to -h), 130 a campaign
-// stopped by SIGINT or SIGTERM.
+// input file: one line naming it, then a hint to -h), 3 an I/O failure (an
+// output directory, file or stdout could not be written), 130 a campaign
+// stopped by SIGINT or SIGTERM. Number flags say what they want ("must be a
+// positive number"); -version takes 3 (or 3.1.1) and 5 (or 5.0) only.
 //
 // # Judging
 //

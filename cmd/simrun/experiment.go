@@ -16,9 +16,9 @@ func (e *env) cmdExperiment(args []string) int {
 		"NAME.svg; NAME all runs every experiment. Deterministic from -seed: the same flags give the same CSV with any -workers.")
 	list := fs.Bool("list", false, "list the experiments")
 	out := fs.String("out", filepath.Join("out", "experiments"), "output `DIR`")
-	trials := fs.Int("trials", 200, "runs per variant and fault probability")
-	seed := fs.Uint64("seed", 1, "experiment seed every trial seed derives from")
-	workers := fs.Int("workers", runtime.NumCPU(), "goroutines running trials")
+	trials := fs.intFlag("trials", 200, 1, "`N` runs per variant and fault probability")
+	seed := fs.uint64Flag("seed", 1, 0, "experiment seed `S` every trial seed derives from")
+	workers := fs.intFlag("workers", runtime.NumCPU(), 1, "`W` goroutines running trials")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return e.fail("experiment", err)
@@ -79,7 +79,7 @@ func (e *env) runExperiment(exp plots.Experiment, cfg plots.Config, out string) 
 		return e.fail("experiment", err)
 	}
 	if err := plots.Write(s, out); err != nil {
-		return e.fail("experiment", err)
+		return e.fail("experiment", ioFailure(err, "writing the charts"))
 	}
 	fmt.Fprintf(e.stdout, "experiment %s: %d trials per point, seed %d\n", exp.Name, cfg.Trials, cfg.Seed)
 	fmt.Fprintf(e.stdout, "%-12s %-10s %9s %9s %s\n", "variant", "x", "failures", "rate", "95% interval")

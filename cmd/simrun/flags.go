@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -31,8 +32,24 @@ func badUsage(cmd, format string, args ...any) error {
 	return usageError{cmd: cmd, msg: fmt.Sprintf(format, args...)}
 }
 
+// ioError is a failure to write an output (a directory, a file, stdout):
+// it exits 3, apart from the usage errors' 2.
+type ioError struct{ err error }
+
+func (i ioError) Error() string { return i.err.Error() }
+func (i ioError) Unwrap() error { return i.err }
+
+// ioFailure marks err (if not nil) as an I/O failure, described by the
+// format and args before it.
+func ioFailure(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return ioError{fmt.Errorf(format+": %w", append(args, err)...)}
+}
+
 // fail reports err for subcommand cmd and returns the exit status: a usage
-// error gets a hint to -h; every error exits 2.
+// error gets a hint to -h; an I/O failure exits 3, every other error 2.
 func (e *env) fail(cmd string, err error) int {
 	if errors.Is(err, errHelp) {
 		return exitOK
@@ -42,6 +59,10 @@ func (e *env) fail(cmd string, err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		fmt.Fprintf(e.stderr, "Run 'simrun %s -h' for usage.\n", cmd)
+	}
+	var ioe ioError
+	if errors.As(err, &ioe) {
+		return exitIO
 	}
 	return exitUsage
 }
@@ -99,6 +120,51 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 	}
 }
 
+// numberValue is a whole-number flag within [min, max] whose errors say
+// what the flag wants in words: "must be a positive number" (min 1) or "must
+// be a whole number >= 0" (min 0), never the flag package's "parse error".
+type numberValue struct {
+	get      func() uint64
+	set      func(uint64)
+	min, max uint64
+}
+
+func (v numberValue) String() string {
+	if v.get == nil { // the flag package's zero value, for -h
+		return "0"
+	}
+	return strconv.FormatUint(v.get(), 10)
+}
+
+func (v numberValue) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if errors.Is(err, strconv.ErrRange) || (err == nil && n > v.max) {
+		return fmt.Errorf("must be at most %d", v.max)
+	}
+	if err != nil || n < v.min {
+		if v.min == 1 {
+			return errors.New("must be a positive number")
+		}
+		return fmt.Errorf("must be a whole number >= %d", v.min)
+	}
+	v.set(n)
+	return nil
+}
+
+// uint64Flag defines a uint64 flag of at least min.
+func (fs *flagSet) uint64Flag(name string, value, min uint64, usage string) *uint64 {
+	p := &value
+	fs.Var(numberValue{get: func() uint64 { return *p }, set: func(n uint64) { *p = n }, min: min, max: math.MaxUint64}, name, usage)
+	return p
+}
+
+// intFlag defines an int flag of at least min (and at most MaxInt32).
+func (fs *flagSet) intFlag(name string, value, min int, usage string) *int {
+	p := &value
+	fs.Var(numberValue{get: func() uint64 { return uint64(*p) }, set: func(n uint64) { *p = int(n) }, min: uint64(min), max: math.MaxInt32}, name, usage)
+	return p
+}
+
 // isSet reports whether the flag called name was given on the command line.
 func (fs *flagSet) isSet(name string) bool {
 	set := false
@@ -126,7 +192,7 @@ func (w *worldFlags) add(fs *flagSet) {
 	fs.StringVar(&w.profile, "profile", defaultProfile, "fault profile (see 'simrun profiles')")
 	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
 	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
-	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (3.1.1) or 5")
+	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (or 3.1.1) or 5 (or 5.0)")
 	w.addJudge(fs)
 }
 
@@ -171,12 +237,14 @@ func (w worldFlags) resolve(cmd string) (world, error) {
 // protocol level.
 func parseVersion(s string) (uint8, error) {
 	switch s {
-	case "3", "3.1.1", "4":
+	case "3", "3.1.1":
 		return 4, nil
 	case "5", "5.0":
 		return 5, nil
+	case "4":
+		return 0, errors.New("want 3 (or 3.1.1) or 5 (or 5.0); 4 is MQTT 3.1.1's protocol level: for MQTT 3.1.1 write 3")
 	}
-	return 0, errors.New("want 3 (MQTT 3.1.1) or 5")
+	return 0, errors.New("want 3 (or 3.1.1) or 5 (or 5.0): the MQTT versions the engine speaks")
 }
 
 // versionName is the MQTT version of a protocol level, as the flags take it.

@@ -14,6 +14,7 @@ const (
 	exitOK          = 0   // nothing promised was violated
 	exitViolation   = 1   // a promised invariant was violated
 	exitUsage       = 2   // bad flags, values or input files, or the command could not run
+	exitIO          = 3   // an output (a directory, file or stdout) could not be written
 	exitInterrupted = 130 // a campaign stopped by SIGINT or SIGTERM
 )
 
@@ -97,7 +98,9 @@ func (e *env) topUsage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %-22s %s\n", c.name, c.args, c.doc)
 	}
-	fmt.Fprintln(w, "\nExit status: 0 nothing promised violated, 1 a violation found, 2 usage error, 130 interrupted campaign.")
+	fmt.Fprintln(w, "\nExit status: 0 nothing promised was violated; 1 a violation was found; 2 a usage error (bad flag,")
+	fmt.Fprintln(w, "value, name or input file); 3 an output could not be written (I/O failure); 130 a campaign")
+	fmt.Fprintln(w, "interrupted by SIGINT or SIGTERM.")
 	fmt.Fprintln(w, "Run 'simrun <subcommand> -h' for its flags.")
 }
 

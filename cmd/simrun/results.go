@@ -146,7 +146,7 @@ func (w *resultsWriter) write(r record) error {
 		return err
 	}
 	if _, err := w.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("writing %s: %w", resultsFile, err)
+		return ioFailure(err, "writing %s", resultsFile)
 	}
 	return nil
 }

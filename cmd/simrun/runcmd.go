@@ -28,7 +28,7 @@ func (e *env) cmdRun(args []string) int {
 	fs := e.newFlagSet("run", "[flags]", "Runs one seed of a scenario and prints what happened: messages, faults, and the\n"+
 		"violations of the invariants the preset promises (model.CheckPromised).\n"+
 		"With -plan, runs that plan file; flags given explicitly override its header.")
-	seed := fs.Uint64("seed", 1, "the seed of every draw")
+	seed := fs.uint64Flag("seed", 1, 0, "the seed `S` of every draw")
 	planPath := fs.String("plan", "", "run the plan in `FILE` instead of generating one")
 	save := fs.String("save", "", "write the run's plan file to `FILE` (replay it with 'simrun replay FILE')")
 	var wf worldFlags
@@ -56,7 +56,7 @@ func (e *env) cmdRun(args []string) int {
 	}
 	if *save != "" {
 		if err := writeUserFile(*save, []byte(plan.String())); err != nil {
-			return e.fail("run", fmt.Errorf("saving the plan: %w", err))
+			return e.fail("run", ioFailure(err, "saving the plan"))
 		}
 		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, *save, w.judge.flagArg())
 	}
@@ -173,7 +173,7 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 	}
 	if out.trace != "" {
 		if err := writeUserFile(out.trace, []byte(r.Trace())); err != nil {
-			return e.fail(cmd, fmt.Errorf("writing the trace: %w", err))
+			return e.fail(cmd, ioFailure(err, "writing the trace"))
 		}
 	}
 	s := summarize(cfg, r, j, out.all)
@@ -182,7 +182,7 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(s); err != nil {
-			return e.fail(cmd, err)
+			return e.fail(cmd, ioFailure(err, "writing the summary"))
 		}
 	} else {
 		s.writeText(e.stdout)

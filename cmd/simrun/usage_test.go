@@ -33,11 +33,16 @@ func TestUsageErrors(t *testing.T) {
 		{"bad judge", []string{"replay", "x.plan", "-judge", "lenient"}, `-judge "lenient"`, true},
 		{"shard 3/2", []string{"campaign", "-shard", "3/2"}, `-shard "3/2"`, true},
 		{"shard form", []string{"campaign", "-shard", "2"}, `-shard "2"`, true},
-		{"zero seeds", []string{"campaign", "-seeds", "0"}, "-seeds 0", true},
-		{"zero workers", []string{"campaign", "-workers", "0"}, "-workers 0", true},
+		{"version 4", []string{"run", "-version", "4"}, `-version "4": want 3 (or 3.1.1) or 5`, true},
+		{"zero seeds", []string{"campaign", "-seeds", "0"}, "-seeds: must be a positive number", true},
+		{"negative seeds", []string{"campaign", "-seeds", "-5"}, `"-5" for flag -seeds: must be a positive number`, true},
+		{"seeds not a number", []string{"campaign", "-seeds", "many"}, "-seeds: must be a positive number", true},
+		{"negative start", []string{"campaign", "-start", "-1"}, "-start: must be a whole number >= 0", true},
+		{"zero workers", []string{"campaign", "-workers", "0"}, "-workers: must be a positive number", true},
+		{"negative workers", []string{"campaign", "-workers", "-2"}, "-workers: must be a positive number", true},
 		{"campaign argument", []string{"campaign", "extra"}, `"extra"`, true},
 		{"unknown experiment", []string{"experiment", "nosuch"}, strings.Join(plots.Names(), ", "), true},
-		{"experiment trials", []string{"experiment", "ack-order", "-trials", "0"}, "-trials 0", true},
+		{"experiment trials", []string{"experiment", "ack-order", "-trials", "0"}, "-trials: must be a positive number", true},
 		{"experiment no name", []string{"experiment"}, "NAME", true},
 		{"replay no file", []string{"replay"}, "plan FILE", true},
 		{"replay missing file", []string{"replay", filepath.Join(dir, "missing.plan")}, "missing.plan", false},
@@ -162,5 +167,29 @@ func TestExperimentAll(t *testing.T) {
 				t.Errorf("%s empty or not reported", path)
 			}
 		}
+	}
+}
+
+// TestIOFailuresExit3: an output that cannot be written (a -save, -trace or
+// -out path under a regular file) exits 3, not the usage errors' 2, with
+// one line naming the path.
+func TestIOFailuresExit3(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "file", "not a directory\n")
+	under := filepath.Join(file, "sub")
+	cases := [][]string{
+		{"run", "-seed", "1", "-save", filepath.Join(under, "x.plan")},
+		{"run", "-seed", "1", "-trace", filepath.Join(under, "x.trace")},
+		{"campaign", "-seeds", "2", "-out", under},
+		{"experiment", "ack-order", "-trials", "1", "-out", under},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := simrun(t, args...).want(t, exitIO)
+			lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], file) {
+				t.Errorf("stderr %q does not name %s in one line", r.stderr, file)
+			}
+		})
 	}
 }
