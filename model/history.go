@@ -75,14 +75,38 @@ type Packet struct {
 	QoS      uint8
 	Dup      bool
 	Retain   bool
-	Reason   uint8
+	Reason   uint8 // acks, CONNACK, DISCONNECT; SUBACK and UNSUBACK of one filter: its reason code (SUBACK: the granted QoS, or >= 0x80)
 	Topic    string
 	Msg      string // the message id carried in a PUBLISH payload, "" if none
 	Payload  string // the payload bytes, for same-payload checks
 	Sessions bool   // CONNACK Session Present
 	Clean    bool   // CONNECT Clean Start
 	Filter   string // SUBSCRIBE/UNSUBSCRIBE of one filter: it ("" if not recorded); SUBSCRIBE's requested QoS is QoS
+	// Opts: a SUBSCRIBE of one filter's v5 subscription options besides
+	// its QoS, as on the wire: OptNoLocal, OptRetainAsPublished and the
+	// Retain Handling in bits 4-5 (see RetainHandling).
+	Opts      uint8
+	KeepAlive uint16 // CONNECT: Keep Alive in seconds
+	// Expiry: a PUBLISH's Message Expiry Interval, a CONNECT's Session
+	// Expiry Interval, in seconds; 0 when absent.
+	Expiry uint32
+	// Will: a CONNECT carries a will message, described by Topic, Payload,
+	// Msg, QoS and Retain, to be published WillDelay seconds after the
+	// session's connection ends without a normal DISCONNECT.
+	Will      bool
+	WillDelay uint32
 }
+
+// Subscription option bits of Packet.Opts [MQTT-3.8.3-1].
+const (
+	OptNoLocal           uint8 = 1 << 2
+	OptRetainAsPublished uint8 = 1 << 3
+)
+
+// RetainHandling is the Retain Handling option of a SUBSCRIBE's Opts: 0
+// send retained messages on subscribe, 1 only for a new subscription, 2
+// never [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11].
+func (p *Packet) RetainHandling() uint8 { return p.Opts >> 4 & 3 }
 
 // Event is one step of a history.
 type Event struct {

@@ -79,12 +79,15 @@ func (w *World) internID(b []byte) uint32 {
 // intern returns b as a string, shared with every earlier equal one.
 func (w *World) intern(b []byte) string { return w.strs.strs[w.internID(b)] }
 
-// cpacket is a model.Packet with string ids for its strings.
+// cpacket is a model.Packet with string ids for its strings. Fields a
+// packet type does not use hold another's: a CONNECT keeps its Keep Alive
+// in id and its Will Delay in filter, a SUBSCRIBE its options in reason.
 type cpacket struct {
 	topic, msg, payload, filter uint32
+	expiry                      uint32 // Expiry
 	id                          uint16
 	typ, qos, reason            uint8
-	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean
+	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill
 }
 
 // cpacket flags.
@@ -93,6 +96,7 @@ const (
 	pktRetain
 	pktSessions
 	pktClean
+	pktWill
 )
 
 func (p *cpacket) dup() bool      { return p.flags&pktDup != 0 }
@@ -128,7 +132,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	switch p := p.(type) {
 	case *packet.Publish:
 		c := cpacket{id: p.PacketID, typ: uint8(packet.PUBLISH), qos: uint8(p.QoS),
-			flags: flagIf(p.Dup, pktDup) | flagIf(p.Retain, pktRetain)}
+			flags: flagIf(p.Dup, pktDup) | flagIf(p.Retain, pktRetain), expiry: histpkt.PublishExpiry(p)}
 		c.topic = w.internID(p.Topic)
 		c.payload = w.internID(p.Payload)
 		c.msg = c.payload
@@ -144,14 +148,20 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	}
 	parts := histpkt.Split(p)
 	s := &parts.Scalars
-	c := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason,
-		flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean)}
-	if parts.Publish {
+	c := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason, expiry: s.Expiry,
+		flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean) | flagIf(s.Will, pktWill)}
+	if parts.Publish || parts.Will {
 		c.topic = w.internID(parts.Topic)
 		c.payload = w.internID(parts.Payload)
 		c.msg = c.payload
 	}
 	c.filter = w.strs.id(parts.Filter)
+	switch s.Type {
+	case uint8(packet.CONNECT):
+		c.id, c.filter = s.KeepAlive, s.WillDelay
+	case uint8(packet.SUBSCRIBE):
+		c.reason = s.Opts
+	}
 	return c
 }
 
@@ -203,10 +213,18 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	p, q := &r.pkt, &e.Packet
 	q.Type, q.ID, q.QoS, q.Reason = p.typ, p.id, p.qos, p.reason
 	q.Dup, q.Retain = p.flags&pktDup != 0, p.flags&pktRetain != 0
-	q.Sessions, q.Clean = p.flags&pktSessions != 0, p.flags&pktClean != 0
+	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
+	q.Expiry = p.expiry
 	setStr(&q.Topic, t, p.topic)
 	setStr(&q.Msg, t, p.msg)
 	setStr(&q.Payload, t, p.payload)
+	switch p.typ {
+	case uint8(packet.CONNECT):
+		q.ID, q.KeepAlive, q.WillDelay = 0, p.id, p.filter
+		return
+	case uint8(packet.SUBSCRIBE):
+		q.Reason, q.Opts = 0, p.reason
+	}
 	setStr(&q.Filter, t, p.filter)
 }
 
@@ -224,7 +242,9 @@ func setStr(dst *string, t *strTable, id uint32) {
 // a Sent or Received event has only its packet's strings, a Delivered
 // event's msg and topic are its packet's, every other event has no packet
 // strings. The layout says which; a record that fits none (only a test could
-// build one) is kept whole in the log's spill list, s[0] its index.
+// build one) is kept whole in the log's spill list, s[0] its index. So is a
+// packet with an Expiry (a PUBLISH's Message Expiry or a CONNECT's Session
+// Expiry, which only some workloads set): the record has no room for it.
 type crec struct {
 	time                int64
 	node, peer          uint32
@@ -268,6 +288,9 @@ func (l *histLog) pack(r *hrec) crec {
 		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
 	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
 	switch {
+	case p.expiry != 0:
+		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
+		l.spill = append(l.spill, *r)
 	case !packetStrs:
 		c.layout, c.s = layEvent, [4]uint32{r.msg, r.topic, r.filter, r.reason}
 	case r.msg|r.topic|r.filter|r.reason == 0:

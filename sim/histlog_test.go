@@ -129,6 +129,12 @@ func TestRecordFlags(t *testing.T) {
 		{"crash", hrec{kind: model.Crash, point: model.CrashInCallbackPost, reason: id("why")}, model.Event{Kind: model.Crash, Point: model.CrashInCallbackPost, Reason: "why"}},
 		{"packet", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 9, qos: 2, reason: 0x92, topic: id("t"), msg: id("m"), payload: id("pl"), filter: id("f"), flags: pktDup | pktRetain | pktSessions | pktClean}},
 			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 3, ID: 9, QoS: 2, Reason: 0x92, Topic: "t", Msg: "m", Payload: "pl", Filter: "f", Dup: true, Retain: true, Sessions: true, Clean: true}}},
+		{"publish expiry", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 1, topic: id("t"), msg: id("m"), expiry: 30}},
+			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 3, ID: 1, Topic: "t", Msg: "m", Expiry: 30}}},
+		{"connect will", hrec{kind: model.Sent, pkt: cpacket{typ: 1, id: 10, filter: 5, expiry: 60, qos: 1, topic: id("w"), msg: id("bye"), payload: id("bye"), flags: pktWill | pktRetain | pktClean}},
+			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 1, KeepAlive: 10, WillDelay: 5, Expiry: 60, QoS: 1, Topic: "w", Msg: "bye", Payload: "bye", Will: true, Retain: true, Clean: true}}},
+		{"subscribe opts", hrec{kind: model.Sent, pkt: cpacket{typ: 8, id: 2, qos: 1, reason: 0x2C, filter: id("t/#")}},
+			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 8, ID: 2, QoS: 1, Opts: 0x2C, Filter: "t/#"}}},
 	}
 	for _, c := range cases {
 		if got := c.rec.event(strs); got != c.want {
@@ -158,6 +164,7 @@ func TestRecordPacking(t *testing.T) {
 		{"shared", hrec{kind: model.Delivered, time: 9, node: id("p2"), msg: id("m"), topic: id("t"), qos: 2, flags: evRetain, pkt: pkt}, layShared},
 		{"spill", hrec{kind: model.Delivered, time: 10, node: id("p2"), msg: id("other"), topic: id("t"), pkt: pkt}, laySpill},
 		{"spill reason", hrec{kind: model.Sent, reason: id("why"), pkt: pkt}, laySpill},
+		{"spill expiry", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 1, topic: id("t"), msg: id("m"), payload: id("m"), expiry: 30}}, laySpill},
 	}
 	var l histLog
 	for _, c := range cases {
@@ -214,7 +221,7 @@ func TestCompactPacketFastPaths(t *testing.T) {
 			w := &World{strs: newStrTable()}
 			parts := histpkt.Split(p)
 			s := parts.Scalars
-			want := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason,
+			want := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason, expiry: s.Expiry,
 				flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean)}
 			if parts.Publish {
 				want.topic, want.payload = w.internID(parts.Topic), w.internID(parts.Payload)

@@ -18,7 +18,9 @@ type Parts struct {
 	Scalars model.Packet
 	// Publish says Topic and Payload are set (a PUBLISH): they alias the
 	// packet, which may alias a decoder's buffer.
-	Publish        bool
+	Publish bool
+	// Will says Topic and Payload are a CONNECT's will message's.
+	Will           bool
 	Topic, Payload []byte
 	// Filter is the filter of a one-filter SUBSCRIBE or UNSUBSCRIBE.
 	Filter string
@@ -31,7 +33,7 @@ type Parts struct {
 func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
 	parts := Split(p)
 	m := parts.Scalars
-	if parts.Publish {
+	if parts.Publish || parts.Will {
 		m.Topic, m.Payload, m.Msg = str(parts.Topic), str(parts.Payload), msgID(parts.Payload)
 	}
 	m.Filter = parts.Filter
@@ -50,6 +52,7 @@ func Split(p packet.Packet) Parts {
 	switch p := p.(type) {
 	case *packet.Publish:
 		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
+		m.Expiry = PublishExpiry(p)
 		r.Publish, r.Topic, r.Payload = true, p.Topic, p.Payload
 	case *packet.Puback:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
@@ -62,10 +65,14 @@ func Split(p packet.Packet) Parts {
 	case *packet.Subscribe:
 		m.ID = p.PacketID
 		if len(p.Subs) == 1 { // the model follows single-filter requests
-			r.Filter, m.QoS = p.Subs[0].Filter, uint8(p.Subs[0].QoS)
+			s := &p.Subs[0]
+			r.Filter, m.QoS, m.Opts = s.Filter, uint8(s.QoS), SubOpts(s)
 		}
 	case *packet.Suback:
 		m.ID = p.PacketID
+		if len(p.Reasons) == 1 {
+			m.Reason = uint8(p.Reasons[0])
+		}
 	case *packet.Unsubscribe:
 		m.ID = p.PacketID
 		if len(p.Filters) == 1 {
@@ -73,8 +80,11 @@ func Split(p packet.Packet) Parts {
 		}
 	case *packet.Unsuback:
 		m.ID = p.PacketID
+		if len(p.Reasons) == 1 {
+			m.Reason = uint8(p.Reasons[0])
+		}
 	case *packet.Connect:
-		m.Clean = p.CleanStart
+		splitConnect(&r, p)
 	case *packet.Connack:
 		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
 	case *packet.Disconnect:
@@ -83,4 +93,43 @@ func Split(p packet.Packet) Parts {
 		m.Reason = uint8(p.Reason)
 	}
 	return r
+}
+
+// SubOpts is a subscription's options besides its QoS as model.Packet.Opts
+// keeps them.
+func SubOpts(s *packet.Subscription) uint8 {
+	o := s.RetainHandling & 3 << 4
+	if s.NoLocal {
+		o |= model.OptNoLocal
+	}
+	if s.RetainAsPublished {
+		o |= model.OptRetainAsPublished
+	}
+	return o
+}
+
+// PublishExpiry is the Message Expiry Interval of p, 0 when absent.
+func PublishExpiry(p *packet.Publish) uint32 {
+	if p.Props.Present.Has(packet.PropMessageExpiry) {
+		return p.Props.MessageExpiry
+	}
+	return 0
+}
+
+// splitConnect describes a CONNECT: Clean Start, Keep Alive, Session Expiry
+// Interval and the will message (its topic and payload are Parts' Topic and
+// Payload, Publish stays false).
+func splitConnect(r *Parts, p *packet.Connect) {
+	m := &r.Scalars
+	m.Clean, m.KeepAlive = p.CleanStart, p.KeepAlive
+	if p.Props.Present.Has(packet.PropSessionExpiry) {
+		m.Expiry = p.Props.SessionExpiry
+	}
+	if w := p.Will; w != nil {
+		m.Will, m.QoS, m.Retain = true, uint8(w.QoS), w.Retain
+		r.Will, r.Topic, r.Payload = true, []byte(w.Topic), w.Payload
+		if w.Props.Present.Has(packet.PropWillDelay) {
+			m.WillDelay = w.Props.WillDelay
+		}
+	}
 }
