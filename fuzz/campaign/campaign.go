@@ -23,6 +23,7 @@ type campaign struct {
 	byLabel     map[string]target
 	ceiling     int64 // execs/s per turn of the empty target; 0: not measured
 	maxTurns    int   // turns to start in all; 0: no limit
+	oneEach     bool  // an equal share: one turn of cfg.slice per target, whatever the deadline
 	started     int   // turns started so far
 	start       time.Time
 	deadline    time.Time
@@ -94,6 +95,9 @@ func (c *campaign) run(interrupts <-chan os.Signal) int {
 	c.start = time.Now()
 	c.deadline = c.start.Add(c.cfg.duration)
 	fmt.Fprintf(c.out, "campaign: %s for %v, turns of %v, %d at once: %s\n", strings.Join(c.cfg.pkgs, " "), c.cfg.duration, c.cfg.slice, c.cfg.parallel, strings.Join(labels(c.targets), " "))
+	if c.oneEach {
+		fmt.Fprintf(c.out, "campaign: %v is short of a full turn per target: each of the %d targets gets one turn of %v (each turn's build adds wall time)\n", c.cfg.duration, len(c.targets), c.cfg.slice)
+	}
 	c.fill()
 	tick := time.NewTicker(c.cfg.progress)
 	defer tick.Stop()
@@ -124,6 +128,9 @@ func (c *campaign) run(interrupts <-chan os.Signal) int {
 func (c *campaign) fill() {
 	for len(c.turns) < c.cfg.parallel && (c.maxTurns == 0 || c.started < c.maxTurns) {
 		d := turnLength(c.cfg.slice, time.Until(c.deadline))
+		if c.oneEach {
+			d = c.cfg.slice
+		}
 		label, ok := c.sched.next()
 		if d == 0 || !ok {
 			return

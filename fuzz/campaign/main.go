@@ -18,6 +18,13 @@
 // running turns, which stop cleanly, and the summary is printed; a second
 // Ctrl-C kills them.
 //
+// A duration shorter than one -slice turn per target (rounds of -parallel
+// turns) gives every target one equal turn instead: duration over the
+// rounds, at least 5s, each turn its full length even when builds push the
+// wall time past -duration. With -slice given, or when that share would be
+// under 5s, the turns keep their length and the campaign warns on stderr
+// which targets get no turn and what -duration would reach them.
+//
 // -ceiling D first measures the machine's limit: it writes a throwaway
 // module with an empty fuzz target to a temporary directory and fuzzes it
 // for D exactly as the campaign runs its turns (-parallel turns at once,
@@ -74,6 +81,7 @@ var fuzzNameRE = regexp.MustCompile(`^Fuzz\w+$`)
 type config struct {
 	duration time.Duration
 	slice    time.Duration
+	sliceSet bool // -slice was given: a short campaign keeps it and warns
 	parallel int
 	targets  *regexp.Regexp
 	cache    string // -test.fuzzcachedir; "" keeps Go's (GOCACHE/fuzz)
@@ -127,9 +135,28 @@ func run(args []string, stdout, stderr io.Writer, interrupts <-chan os.Signal) i
 	if cfg.duration == 0 {
 		return exitOK
 	}
+	plan := planTurns(cfg.duration, cfg.slice, cfg.sliceSet, cfg.parallel, len(targets))
+	warnUnreached(stderr, cfg, plan, targets)
+	cfg.slice = plan.slice
 	c := newCampaign(cfg, targets, stdout)
 	c.ceiling = ceiling
+	if plan.oneEach {
+		c.oneEach = true
+		c.maxTurns = len(targets)
+	}
 	return c.run(interrupts)
+}
+
+// warnUnreached warns on stderr when the duration cannot give every target
+// a turn, naming the targets left out and the duration that would reach
+// them.
+func warnUnreached(stderr io.Writer, cfg config, plan turnPlan, targets []target) {
+	if plan.reached >= len(targets) {
+		return
+	}
+	rounds := (len(targets) + cfg.parallel - 1) / cfg.parallel
+	fmt.Fprintf(stderr, "campaign: warning: -duration %v in turns of %v, %d at once, gives only %d of %d targets a turn; no turn for: %s (every target needs -duration %v or a shorter -slice)\n",
+		cfg.duration, plan.slice, cfg.parallel, plan.reached, len(targets), strings.Join(labels(targets[plan.reached:]), " "), time.Duration(rounds)*plan.slice)
 }
 
 // parseFlags parses and validates the flags.
@@ -152,6 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
+	fs.Visit(func(f *flag.Flag) { cfg.sliceSet = cfg.sliceSet || f.Name == "slice" })
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}

@@ -232,9 +232,10 @@ func TestTurnCommand(t *testing.T) {
 }
 
 // fakeGo writes a stand-in for the go command. go list finds two packages,
-// fuzz and fuzz/codec; go test -list lists five targets in the first and
+// fuzz and fuzz/codec; go test -list lists nine targets in the first and
 // FuzzDelta in the second; each turn answers with a recorded output:
-// FuzzAlpha passes, FuzzBeta finds a crasher, FuzzGamma fails to build,
+// FuzzAlpha, FuzzEcho, FuzzFoxtrot, FuzzHotel and FuzzIndia pass, FuzzBeta
+// finds a crasher, FuzzGamma fails to build,
 // FuzzSlow fuzzes until interrupted, FuzzDelta (only when run in
 // ./fuzz/codec) finds a crasher. The ceiling's empty target reports 50,000
 // execs/s if its throwaway module is there and its turn has the expected
@@ -249,8 +250,9 @@ func fakeGo(t *testing.T) string {
 	script := `#!/bin/sh
 case "$*" in
 list\ *) printf 'ex/fuzz\t%s/fuzz\nex/fuzz/codec\t%s/fuzz/codec\n' "$(pwd)" "$(pwd)" ;;
-*-list*) printf 'FuzzAlpha\nFuzzBeta\nFuzzGamma\nFuzzSlow\n` + canaryTarget + `\nok  \tex/fuzz\t0.1s\nFuzzDelta\nok  \tex/fuzz/codec\t0.1s\n' ;;
+*-list*) printf 'FuzzAlpha\nFuzzBeta\nFuzzGamma\nFuzzSlow\nFuzzEcho\nFuzzFoxtrot\nFuzzHotel\nFuzzIndia\n` + canaryTarget + `\nok  \tex/fuzz\t0.1s\nFuzzDelta\nok  \tex/fuzz/codec\t0.1s\n' ;;
 *FuzzAlpha*) sed s/` + canaryTarget + `/FuzzAlpha/ ` + rec + `/pass.txt ;;
+*FuzzEcho*|*FuzzFoxtrot*|*FuzzHotel*|*FuzzIndia*) sed s/` + canaryTarget + `/FuzzOther/ ` + rec + `/pass.txt ;;
 *FuzzBeta*) sed s/` + canaryTarget + `/FuzzBeta/ ` + rec + `/crash.txt; exit 1 ;;
 *FuzzGamma*) echo "fuzz/x_test.go:3:1: syntax error"; echo "FAIL	pkg [build failed]"; exit 1 ;;
 "test ./fuzz/codec "*FuzzDelta*) sed s/` + canaryTarget + `/FuzzDelta/ ` + rec + `/crash.txt; exit 1 ;;
@@ -536,5 +538,85 @@ func TestOutcomeKeepsLastNonZeroRate(t *testing.T) {
 	o.add("fuzz: elapsed: 4s, execs: 300 (0/sec), new interesting: 1 (total: 2)")
 	if o.rate != 100 || o.elapsed != 4 || o.execs != 300 {
 		t.Fatalf("outcome %+v, want rate 100 after 4s", o)
+	}
+}
+
+// TestPlanTurns splits short durations into equal shares unless -slice was
+// given, and counts the targets a duration reaches.
+func TestPlanTurns(t *testing.T) {
+	const m = time.Minute
+	tests := []struct {
+		name        string
+		duration    time.Duration
+		slice       time.Duration
+		sliceSet    bool
+		parallel, n int
+		want        turnPlan
+	}{
+		{"long: default turns", time.Hour, 5 * m, false, 2, 5, turnPlan{slice: 5 * m, reached: 5}},
+		{"exactly one round each", 15 * m, 5 * m, false, 2, 5, turnPlan{slice: 5 * m, reached: 5}},
+		{"20s, 5 targets, 2 at once: 3 rounds of 6s", 20 * time.Second, 5 * m, false, 2, 5, turnPlan{slice: 6 * time.Second, oneEach: true, reached: 5}},
+		{"12m: 3 rounds of 4m", 12 * m, 5 * m, false, 2, 5, turnPlan{slice: 4 * m, oneEach: true, reached: 5}},
+		{"one target gets the whole duration", 40 * time.Second, 5 * m, false, 1, 1, turnPlan{slice: 40 * time.Second, oneEach: true, reached: 1}},
+		{"share below the floor: turns of minShare", 12 * time.Second, 5 * m, false, 1, 5, turnPlan{slice: minShare, reached: 3}},
+		{"an explicit -slice is kept", 20 * time.Second, 10 * time.Second, true, 2, 5, turnPlan{slice: 10 * time.Second, reached: 4}},
+		{"an explicit -slice, a cut last turn", 25 * time.Second, 10 * time.Second, true, 1, 5, turnPlan{slice: 10 * time.Second, reached: 3}},
+		{"an explicit -slice, a remainder too short", 21 * time.Second, 10 * time.Second, true, 1, 5, turnPlan{slice: 10 * time.Second, reached: 2}},
+	}
+	for _, tt := range tests {
+		if got := planTurns(tt.duration, tt.slice, tt.sliceSet, tt.parallel, tt.n); got != tt.want {
+			t.Errorf("%s: planTurns(%v, %v, %v, %d, %d) = %+v, want %+v", tt.name, tt.duration, tt.slice, tt.sliceSet, tt.parallel, tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestShortCampaignEqualShares runs the issue's case against the fake go:
+// -duration 20s over five targets, two at once, gives each target exactly
+// one turn of 6 s, says so, and warns of nothing.
+func TestShortCampaignEqualShares(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"-go", fakeGo(t), "-targets", "Alpha|Echo|Foxtrot|Hotel|India", "-duration", "20s", "-parallel", "2"}, &out, &errOut, nil)
+	s := out.String()
+	if code != exitOK {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitOK, s, errOut.String())
+	}
+	for _, name := range []string{"FuzzAlpha", "FuzzEcho", "FuzzFoxtrot", "FuzzHotel", "FuzzIndia"} {
+		if n := strings.Count(s, "start "+name+" for 6s\n"); n != 1 {
+			t.Errorf("%s got %d turns of 6s, want 1", name, n)
+		}
+	}
+	if n := strings.Count(s, " start "); n != 5 {
+		t.Errorf("%d turns, want 5:\n%s", n, s)
+	}
+	if !strings.Contains(s, "each of the 5 targets gets one turn of 6s") || strings.Contains(errOut.String(), "warning") {
+		t.Errorf("no equal-share line, or a warning:\n%s%s", s, errOut.String())
+	}
+}
+
+// TestShortCampaignWarns warns, naming the targets left out, when an
+// explicit -slice or the share's floor cannot give every target a turn.
+func TestShortCampaignWarns(t *testing.T) {
+	var targets []target
+	for _, name := range []string{"FuzzA", "FuzzB", "FuzzC", "FuzzD", "FuzzE"} {
+		targets = append(targets, target{name: name, pkg: "./fuzz", label: name})
+	}
+	cfg := config{duration: 20 * time.Second, slice: 10 * time.Second, sliceSet: true, parallel: 2}
+	var errOut bytes.Buffer
+	warnUnreached(&errOut, cfg, planTurns(cfg.duration, cfg.slice, cfg.sliceSet, cfg.parallel, len(targets)), targets)
+	want := "campaign: warning: -duration 20s in turns of 10s, 2 at once, gives only 4 of 5 targets a turn; no turn for: FuzzE (every target needs -duration 30s or a shorter -slice)\n"
+	if errOut.String() != want {
+		t.Errorf("warning\n%q\nwant\n%q", errOut.String(), want)
+	}
+	errOut.Reset()
+	cfg = config{duration: 12 * time.Second, slice: 5 * time.Minute, parallel: 1}
+	warnUnreached(&errOut, cfg, planTurns(cfg.duration, cfg.slice, cfg.sliceSet, cfg.parallel, len(targets)), targets)
+	if !strings.Contains(errOut.String(), "gives only 3 of 5 targets a turn; no turn for: FuzzD FuzzE (every target needs -duration 25s") {
+		t.Errorf("below the floor: %q", errOut.String())
+	}
+	errOut.Reset()
+	cfg.duration = time.Hour
+	warnUnreached(&errOut, cfg, planTurns(cfg.duration, cfg.slice, cfg.sliceSet, cfg.parallel, len(targets)), targets)
+	if errOut.Len() != 0 {
+		t.Errorf("an hour warns: %q", errOut.String())
 	}
 }

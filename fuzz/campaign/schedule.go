@@ -80,3 +80,39 @@ func turnLength(slice, left time.Duration) time.Duration {
 	}
 	return d
 }
+
+// minShare is the shortest equal share a short campaign gives each target:
+// below it a turn of Go's fuzzer is mostly its baseline coverage pass.
+const minShare = 5 * time.Second
+
+// turnPlan is how a campaign splits its duration among its targets.
+type turnPlan struct {
+	slice time.Duration // length of each turn
+	// oneEach: the duration is shorter than one turn of -slice per target,
+	// so each target gets exactly one turn of slice, an equal share, and
+	// those turns are not cut by the deadline (their builds add wall time).
+	oneEach bool
+	reached int // targets that get a turn (build time aside)
+}
+
+// planTurns splits duration among n targets run parallel at once in turns
+// of slice. When a turn of slice per target does not fit and the user did
+// not set -slice, every target gets one equal turn: duration over the
+// rounds of parallel turns it takes, at least minShare. Otherwise the turns
+// are slice long, and reached says how many targets the duration can give
+// a turn (the caller warns when that is not all of them).
+func planTurns(duration, slice time.Duration, sliceSet bool, parallel, n int) turnPlan {
+	rounds := (n + parallel - 1) / parallel
+	if !sliceSet && time.Duration(rounds)*slice > duration {
+		share := (duration / time.Duration(rounds)).Truncate(time.Second)
+		if share >= minShare {
+			return turnPlan{slice: share, oneEach: true, reached: n}
+		}
+		slice = minShare
+	}
+	perSlot := int(duration / slice)
+	if duration%slice >= minTurn {
+		perSlot++ // the last turn, cut to the time left
+	}
+	return turnPlan{slice: slice, reached: min(n, perSlot*parallel)}
+}
