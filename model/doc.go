@@ -10,7 +10,11 @@
 // liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
 // and the live TCP recorder both produce it. Check runs the nine invariant
 // checks and returns Violations sorted by step (the index in History.Events),
-// each with the node at fault and a readable reason citing the spec ids.
+// each with the node at fault, a readable reason citing the spec ids, and
+// Events: the indexes of the events it rests on (the breach, and the first
+// send of a reused id, the Accepted of a lost message, the PUBREL a resend
+// follows...), so that a report or a chart can point at them. A new check
+// builds its violations with NewViolation(inv, step, node, reason, cited...).
 // Checks are pure, deterministic, and linear in the history length apart from
 // NoLoss (messages × subscriptions).
 //

@@ -43,8 +43,8 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 		}
 		e, d := &x.h.Events[i], &x.ev[i]
 		if flags[d.msg]&msgPublished == 0 {
-			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
-				Reason: fmt.Sprintf("delivered msg %q on %q that no client published (created)", e.Msg, e.Topic)})
+			out = append(out, NewViolation(QoS2ExactlyOnce, i, e.Node,
+				fmt.Sprintf("delivered msg %q on %q that no client published (created)", e.Msg, e.Topic)))
 			continue
 		}
 		// A QoS 1 publish downgraded to a QoS 0 subscription may arrive
@@ -57,8 +57,9 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 			continue
 		}
 		if strict || v&1 == 0 {
-			out = append(out, Violation{Step: i, Invariant: QoS2ExactlyOnce, Node: e.Node,
-				Reason: fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, (v-1)/2)})
+			out = append(out, NewViolation(QoS2ExactlyOnce, i, e.Node,
+				fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, (v-1)/2),
+				int((v-1)/2)))
 		}
 		if strict && v&1 != 0 {
 			first.set(d.node, d.msg, v+1)

@@ -140,6 +140,9 @@ func runInvariantCases(t *testing.T, inv Invariant, cases []invariantCase) {
 				if v.Step < 0 || v.Step >= len(c.h.h.Events) {
 					t.Fatalf("violation %v has step outside the history (%d events)", v, len(c.h.h.Events))
 				}
+				if err := citesWell(v, len(c.h.h.Events)); err != "" {
+					t.Fatal(err)
+				}
 			}
 			if !c.violate {
 				if len(vs) != 0 {

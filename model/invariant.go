@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -131,6 +132,36 @@ type Violation struct {
 	Invariant Invariant // which invariant
 	Node      string    // the node at fault (or whose promise was broken)
 	Reason    string    // readable explanation, citing spec ids
+	// Events are the indexes in History.Events of the events the violation
+	// rests on, ascending and distinct, Step among them: the breach and
+	// what makes it one (the first send of a reused id, the Accepted of a
+	// lost message, the PUBREL a resend follows). A chart or a report
+	// points at them; String does not print them.
+	Events []int
+}
+
+// NewViolation returns the violation of inv shown at step, with Events
+// citing step and the given earlier or later events (negative indexes,
+// meaning "none", are dropped). Every check builds its violations with it,
+// so that each names the events it rests on.
+func NewViolation(inv Invariant, step int, node, reason string, cited ...int) Violation {
+	return Violation{Step: step, Invariant: inv, Node: node, Reason: reason, Events: Cite(step, cited...)}
+}
+
+// Cite returns step and the cited indexes, ascending, without duplicates
+// and without negative ones.
+func Cite(step int, cited ...int) []int {
+	out := make([]int, 0, 1+len(cited))
+	if step >= 0 {
+		out = append(out, step)
+	}
+	for _, c := range cited {
+		if c >= 0 {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // String formats the violation as "step 12 NoLoss s1: reason".

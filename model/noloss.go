@@ -90,9 +90,10 @@ func checkNoLoss(x *index) []Violation {
 				continue
 			}
 			node := x.nodes[s.node]
-			out = append(out, Violation{Step: int(m.step), Invariant: NoLoss, Node: node,
-				Reason: fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
-					x.msgs[m.msg], x.nodes[m.node], x.topics[m.tid], m.qos, node, s.filter, s.step)})
+			out = append(out, NewViolation(NoLoss, int(m.step), node,
+				fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
+					x.msgs[m.msg], x.nodes[m.node], x.topics[m.tid], m.qos, node, s.filter, s.step),
+				int(s.step), x.liveness))
 			delivered.set(s.node, m.msg, true) // once per subscriber
 		}
 	}

@@ -31,18 +31,18 @@ func checkNoStuck(x *index) []Violation {
 			}
 		case Stuck:
 			stuck = true
-			out = append(out, Violation{Step: i, Invariant: NoStuck, Node: e.Node,
-				Reason: "stuck after the liveness bound: " + e.Reason})
+			out = append(out, NewViolation(NoStuck, i, e.Node,
+				"stuck after the liveness bound: "+e.Reason, start))
 		case Failed:
 			if start >= 0 {
-				out = append(out, Violation{Step: i, Invariant: NoStuck, Node: e.Node,
-					Reason: "permanent failure after faults stopped: " + e.Reason})
+				out = append(out, NewViolation(NoStuck, i, e.Node,
+					"permanent failure after faults stopped: "+e.Reason, start))
 			}
 		}
 	}
 	if start >= 0 && !quiet && !stuck {
-		out = append(out, Violation{Step: lastStep(h), Invariant: NoStuck,
-			Reason: fmt.Sprintf("no Quiescent event after LivenessStart (step %d)", start)})
+		out = append(out, NewViolation(NoStuck, lastStep(h), "",
+			fmt.Sprintf("no Quiescent event after LivenessStart (step %d)", start), start))
 	}
 	return out
 }

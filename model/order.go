@@ -84,9 +84,10 @@ func checkOrder(x *index) []Violation {
 		k := orderKey{sub: d.node, pub: a.pub, topic: a.topic, qos: a.qos}
 		m, seen := marks[k]
 		if seen && a.index < m.index {
-			out = append(out, Violation{Step: i, Invariant: Order, Node: e.Node,
-				Reason: fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
-					e.Msg, x.nodes[a.pub], a.index, x.topics[a.topic], x.msgs[m.msg], m.index, m.step)})
+			out = append(out, NewViolation(Order, i, e.Node,
+				fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
+					e.Msg, x.nodes[a.pub], a.index, x.topics[a.topic], x.msgs[m.msg], m.index, m.step),
+				int(m.step)))
 			continue
 		}
 		marks[k] = orderMark{index: a.index, msg: d.msg, step: int32(i)}

@@ -20,37 +20,38 @@ func (c *packetIDCheck) observe(t *tracker, i int, e *Event) {
 	if e.Kind != Sent {
 		return
 	}
-	if r := judgeNewID(t, i, e); r != "" {
-		c.out = append(c.out, Violation{Step: i, Invariant: PacketIDUnique, Node: e.Node, Reason: r})
+	if r, since := judgeNewID(t, i, e); r != "" {
+		c.out = append(c.out, NewViolation(PacketIDUnique, i, e.Node, r, since))
 	}
 }
 
 func (c *packetIDCheck) finish(*index) []Violation { return c.out }
 
-// judgeNewID returns why the packet sent in e reuses an id, or "".
-func judgeNewID(t *tracker, i int, e *Event) string {
+// judgeNewID returns why the packet sent in e reuses an id, or "", and the
+// step of the send that holds the id (-1 if none).
+func judgeNewID(t *tracker, i int, e *Event) (string, int) {
 	p := &e.Packet
 	switch {
 	case p.Type == PUBLISH && p.QoS > 0 && !p.Dup:
 	case p.Type == SUBSCRIBE || p.Type == UNSUBSCRIBE:
 	default:
-		return ""
+		return "", -1
 	}
 	rule := "[MQTT-2.2.1-3]"
 	if e.Node == BrokerNode {
 		rule = "[MQTT-2.2.1-4]"
 	}
 	if p.ID == 0 {
-		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), e.Peer, rule)
+		return fmt.Sprintf("%s to %s with packet id 0 %s", packetName(p.Type), e.Peer, rule), -1
 	}
 	f := t.sentState(i).get(p.ID)
 	if f == nil || (p.Type == PUBLISH && f.kind == PUBLISH && t.samePublish(f, p)) {
-		return ""
+		return "", -1
 	}
 	was := packetName(f.kind)
 	if f.kind == PUBLISH {
 		was = fmt.Sprintf("PUBLISH of msg %q", f.pub(t.x.h).Msg)
 	}
 	return fmt.Sprintf("new %s to %s reuses id %d, still in flight since step %d (%s) %s",
-		packetName(p.Type), e.Peer, p.ID, f.step, was, rule)
+		packetName(p.Type), e.Peer, p.ID, f.step, was, rule), int(f.step)
 }

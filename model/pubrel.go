@@ -58,8 +58,9 @@ func checkPubrelAnswered(x *index) []Violation {
 	var out []Violation
 	pending.each(func(from, to int32, ids *idSteps) {
 		ids.each(func(id uint16, step int) {
-			out = append(out, Violation{Step: step, Invariant: PubrelAnswered, Node: x.nodes[from],
-				Reason: fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, x.nodes[to])})
+			out = append(out, NewViolation(PubrelAnswered, step, x.nodes[from],
+				fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, x.nodes[to]),
+				x.liveness))
 		})
 	})
 	// Each PUBREL received left at most one pending id: steps are distinct.

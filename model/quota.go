@@ -120,9 +120,10 @@ func quotaConnected(c *quotaConn, i int, e *Event) *Violation {
 	if !c.v5 || c.n <= c.limit {
 		return nil
 	}
-	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
-		Reason: fmt.Sprintf("%d unacknowledged QoS>0 PUBLISHes sent before CONNACK on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
-			c.n, c.limit)}
+	v := NewViolation(SendQuota, i, e.Node,
+		fmt.Sprintf("%d unacknowledged QoS>0 PUBLISHes sent before CONNACK on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
+			c.n, c.limit))
+	return &v
 }
 
 // quotaSent counts a QoS>0 PUBLISH and reports the quota overrun it causes.
@@ -135,9 +136,10 @@ func quotaSent(c *quotaConn, i int, e *Event) *Violation {
 	if !c.v5 || c.n <= c.limit {
 		return nil
 	}
-	return &Violation{Step: i, Invariant: SendQuota, Node: e.Node,
-		Reason: fmt.Sprintf("PUBLISH id %d makes %d unacknowledged QoS>0 PUBLISHes on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
-			p.ID, c.n, c.limit)}
+	v := NewViolation(SendQuota, i, e.Node,
+		fmt.Sprintf("PUBLISH id %d makes %d unacknowledged QoS>0 PUBLISHes on this connection, above the broker's Receive Maximum %d [MQTT-3.3.4-7] [MQTT-4.9.0-2]",
+			p.ID, c.n, c.limit))
+	return &v
 }
 
 // inLimitOf is the client's Receive Maximum on the connection: 65535 when
@@ -155,9 +157,10 @@ func quotaInConnected(c *quotaConn, i int, e *Event) *Violation {
 	if !c.v5 || c.inN <= c.inLimitOf() {
 		return nil
 	}
-	return &Violation{Step: i, Invariant: SendQuota, Node: BrokerNode,
-		Reason: fmt.Sprintf("%s received %d unacknowledged QoS>0 PUBLISHes with its CONNACK, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
-			e.Node, c.inN, c.inLimitOf())}
+	v := NewViolation(SendQuota, i, BrokerNode,
+		fmt.Sprintf("%s received %d unacknowledged QoS>0 PUBLISHes with its CONNACK, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
+			e.Node, c.inN, c.inLimitOf()))
+	return &v
 }
 
 // quotaInPublish counts a QoS>0 PUBLISH the broker sent the client and
@@ -171,9 +174,10 @@ func quotaInPublish(c *quotaConn, i int, e *Event) *Violation {
 	if !c.v5 || c.inN <= c.inLimitOf() {
 		return nil
 	}
-	return &Violation{Step: i, Invariant: SendQuota, Node: BrokerNode,
-		Reason: fmt.Sprintf("PUBLISH id %d to %s makes %d QoS>0 PUBLISHes it has not acknowledged on this connection, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
-			p.ID, e.Node, c.inN, c.inLimitOf())}
+	v := NewViolation(SendQuota, i, BrokerNode,
+		fmt.Sprintf("PUBLISH id %d to %s makes %d QoS>0 PUBLISHes it has not acknowledged on this connection, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
+			p.ID, e.Node, c.inN, c.inLimitOf()))
+	return &v
 }
 
 // quotaAck returns quota for the acks that end a PUBLISH flow: PUBACK,

@@ -42,6 +42,9 @@ func TestCheckTotalOnRandomHistories(t *testing.T) {
 			if v.Step < 0 || v.Step >= len(h.Events) {
 				t.Fatalf("run %d: step %d outside %d events: %v", run, v.Step, len(h.Events), v)
 			}
+			if err := citesWell(v, len(h.Events)); err != "" {
+				t.Fatalf("run %d: %s", run, err)
+			}
 			if v.Reason == "" || v.Invariant.String() == "" {
 				t.Fatalf("run %d: empty violation %+v", run, v)
 			}

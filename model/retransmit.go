@@ -29,16 +29,16 @@ func (c *retransmitCheck) observe(t *tracker, i int, e *Event) {
 	if e.Kind != Sent || e.Packet.Type != PUBLISH || e.Packet.QoS == 0 {
 		return
 	}
-	if r := judgeResend(t, t.sentState(i), &e.Packet); r != "" {
-		c.out = append(c.out, Violation{Step: i, Invariant: Retransmit, Node: e.Node, Reason: r})
+	if r, cited := judgeResend(t, t.sentState(i), &e.Packet); r != "" {
+		c.out = append(c.out, NewViolation(Retransmit, i, e.Node, r, cited...))
 	}
 }
 
 func (c *retransmitCheck) finish(*index) []Violation { return c.out }
 
 // judgeResend returns why the PUBLISH p sent on s breaks a retransmit rule,
-// or "".
-func judgeResend(t *tracker, s *dirState, p *Packet) string {
+// or "", and the steps the judgement rests on.
+func judgeResend(t *tracker, s *dirState, p *Packet) (string, []int) {
 	f := s.get(p.ID)
 	if f == nil || f.kind != PUBLISH {
 		if past := s.past(p.ID); p.Dup && past != nil && past.kind == PUBLISH && t.samePublish(past, p) {
@@ -47,23 +47,28 @@ func judgeResend(t *tracker, s *dirState, p *Packet) string {
 	}
 	if f == nil || f.kind != PUBLISH || (!p.Dup && !t.samePublish(f, p)) {
 		if p.Dup && !s.sp {
-			return fmt.Sprintf("PUBLISH id %d (msg %q) to %s has DUP=1 but resends nothing, outside a session-present reconnect [MQTT-3.3.1-1]", p.ID, p.Msg, s.to)
+			return fmt.Sprintf("PUBLISH id %d (msg %q) to %s has DUP=1 but resends nothing, outside a session-present reconnect [MQTT-3.3.1-1]", p.ID, p.Msg, s.to),
+				[]int{s.spStep}
 		}
-		return "" // a first send; id reuse is PacketIDUnique's business
+		return "", nil // a first send; id reuse is PacketIDUnique's business
 	}
 	return judgeKnownResend(t, s, f, p)
 }
 
 // judgeKnownResend checks a resend of the known flight f. The reason is
-// only formatted when a rule is broken (most resends are fine).
-func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
+// only formatted when a rule is broken (most resends are fine); the steps
+// cited are the flight's last send and the PUBREL or CONNACK the rule
+// broken refers to.
+func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) (string, []int) {
 	crashes := t.crashes[s.from]
 	var why string
+	cited := []int{int(f.step), -1}
 	switch {
 	case f.done && crashes == f.doneAt:
 		why = " after it was acknowledged, with no crash since [MQTT-4.4.0-1]"
 	case f.pubrelSent:
 		why = fmt.Sprintf(" after its PUBREL at step %d [MQTT-4.3.3-6]", f.pubrelStep)
+		cited[1] = int(f.pubrelStep)
 	case f.pubrec && crashes == f.pubrecAt:
 		why = " after its PUBREC; PUBREL was due [MQTT-4.3.3-4] [MQTT-4.4.0-1]"
 	case !p.Dup:
@@ -75,10 +80,12 @@ func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) string {
 		why = fmt.Sprintf(" on the same connection it was sent on at step %d [MQTT-4.4.0-1]", f.step)
 	case !s.sp:
 		why = " without a session-present CONNACK on this connection [MQTT-4.4.0-1]"
+		cited[1] = s.spStep
 	case f.seq < s.lastSeq:
 		why = " out of original order: a later message was resent before it [MQTT-4.6.0-1]"
+		cited[1] = s.spStep
 	default:
-		return ""
+		return "", nil
 	}
-	return fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, s.to) + why
+	return fmt.Sprintf("resent PUBLISH id %d (msg %q) to %s", p.ID, p.Msg, s.to) + why, cited
 }

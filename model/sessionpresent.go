@@ -33,8 +33,8 @@ func newSessionPresentCheck(x *index) *sessionPresentCheck {
 	return c
 }
 
-func (c *sessionPresentCheck) add(i int, node, reason string) {
-	c.out = append(c.out, Violation{Step: i, Invariant: SessionPresent, Node: node, Reason: reason})
+func (c *sessionPresentCheck) add(i int, node, reason string, cited ...int) {
+	c.out = append(c.out, NewViolation(SessionPresent, i, node, reason, cited...))
 }
 
 func (c *sessionPresentCheck) observe(t *tracker, i int, e *Event) {
@@ -53,11 +53,12 @@ func (c *sessionPresentCheck) observe(t *tracker, i int, e *Event) {
 		}
 		if at := c.mustClose[node]; at >= 0 && e.Packet.Type != DISCONNECT {
 			c.add(i, e.Node, fmt.Sprintf("sent %s after Session Present=1 at step %d without holding a session; it must close [MQTT-3.2.2-4]",
-				packetName(e.Packet.Type), at))
+				packetName(e.Packet.Type), at), at)
 			c.mustClose[node] = -1
 		}
-		if r := judgeDiscarded(t.sentState(i), &e.Packet); r != "" {
-			c.add(i, e.Node, r)
+		s := t.sentState(i)
+		if r := judgeDiscarded(s, &e.Packet); r != "" {
+			c.add(i, e.Node, r, s.spStep)
 		}
 	case ConnClosed, ConnOpened, Crash:
 		c.mustClose[node] = -1
