@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,4 +260,36 @@ func Match(filter, topic string) bool {
 		}
 		filter, topic = frest, trest
 	}
+}
+
+// pendingLists are the labels after which a Stuck reason (pendingReport)
+// lists items: ids in flight, undelivered subscriber<-message pairs.
+var pendingLists = []string{" ids ", "undelivered "}
+
+// ShortReason shortens the lists a reason holds (a Stuck reason lists every
+// undelivered message, hundreds in a long run) to their first keep items
+// and a count of the rest, for one-line reports; the history and the JSON
+// summaries keep the full reason.
+func ShortReason(reason string, keep int) string {
+	parts := strings.Split(reason, "; ")
+	for i, p := range parts {
+		parts[i] = shortList(p, keep)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shortList shortens the list of one part of a Stuck reason.
+func shortList(part string, keep int) string {
+	for _, label := range pendingLists {
+		at := strings.LastIndex(part, label)
+		if at < 0 {
+			continue
+		}
+		head, items := part[:at+len(label)], strings.Fields(part[at+len(label):])
+		if len(items) <= keep {
+			return part
+		}
+		return fmt.Sprintf("%s%s ... (+%d more, %d in all)", head, strings.Join(items[:keep], " "), len(items)-keep, len(items))
+	}
+	return part
 }

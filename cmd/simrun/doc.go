@@ -30,6 +30,10 @@
 // (model.CheckPromised with the preset's policy), under which the legacy
 // presets' documented losses are not failures. The summary says which.
 //
+// A text line prints a violation's reason with its long lists cut to a few
+// items and a count (sim.ShortReason), and the history events it cites;
+// -json and results.jsonl keep the whole reason.
+//
 // # Campaigns
 //
 // A campaign runs seeds start..start+seeds-1 of one world over -workers

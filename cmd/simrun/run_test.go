@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -102,7 +103,7 @@ func TestJudges(t *testing.T) {
 		}
 		r := sim.Run(cfg, plan)
 		v := judgeSpec.judgeRun(r, true)
-		if !slices.Equal(v.violations, model.CheckPromised(r.History(), r.Policy)) {
+		if !sameViolations(v.violations, model.CheckPromised(r.History(), r.Policy)) {
 			t.Errorf("seed %d: spec judge of fixed %v, CheckPromised %v", seed, v.violations, r.Violations)
 		}
 		all := model.Check(r.History(), model.Options{})
@@ -117,7 +118,7 @@ func TestJudges(t *testing.T) {
 		lcfg := sim.Config{Seed: seed, Profile: "swarm", Preset: mustPreset(t, "legacy")}
 		lr := sim.Run(lcfg, plan)
 		lv := judgePreset.judgeRun(lr, false)
-		if !slices.Equal(lv.violations, model.CheckPromised(lr.History(), lr.Policy)) {
+		if !sameViolations(lv.violations, model.CheckPromised(lr.History(), lr.Policy)) {
 			t.Errorf("seed %d: preset judge of legacy %v, CheckPromised %v", seed, lv.violations, lr.Violations)
 		}
 	}
@@ -164,4 +165,10 @@ func mustPreset(t *testing.T, name string) engine.Preset {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// sameViolations reports whether two lists hold equal violations, cited
+// events included.
+func sameViolations(a, b []model.Violation) bool {
+	return slices.EqualFunc(a, b, func(x, y model.Violation) bool { return reflect.DeepEqual(x, y) })
 }

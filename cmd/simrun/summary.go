@@ -9,13 +9,20 @@ import (
 	"github.com/mqttlab/mqttlab/sim"
 )
 
-// violationJSON is one violation as the JSON summary prints it.
+// violationJSON is one violation as the JSON summary prints it: the whole
+// reason (the text summary shortens its lists) and the history indexes of
+// the events it rests on.
 type violationJSON struct {
 	Invariant string `json:"invariant"`
 	Step      int    `json:"step"`
 	Node      string `json:"node"`
 	Reason    string `json:"reason"`
+	Events    []int  `json:"events,omitempty"`
 }
+
+// listedInText is how many items of a reason's long list (a stuck run's
+// undelivered messages) a text line shows.
+const listedInText = 5
 
 // statsJSON are a run's counters.
 type statsJSON struct {
@@ -84,7 +91,7 @@ type summary struct {
 func violationsJSON(vs []model.Violation) []violationJSON {
 	out := make([]violationJSON, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, violationJSON{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason})
+		out = append(out, violationJSON{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason, Events: v.Events})
 	}
 	return out
 }
@@ -170,11 +177,26 @@ func faultsText(faults map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// text formats a violation in one line: invariant, step, node, reason.
+// text formats a violation in one line: invariant, step, node, reason (its
+// lists cut to their first few items: the JSON summary and results.jsonl
+// keep the whole reason), and the other steps it rests on.
 func (v violationJSON) text() string {
 	on := ""
 	if v.Node != "" {
 		on = " on " + v.Node
 	}
-	return fmt.Sprintf("%s at step %d%s: %s", v.Invariant, v.Step, on, v.Reason)
+	s := fmt.Sprintf("%s at step %d%s: %s", v.Invariant, v.Step, on, sim.ShortReason(v.Reason, listedInText))
+	if len(v.Events) > 1 {
+		s += " (events " + stepsText(v.Events) + ")"
+	}
+	return s
+}
+
+// stepsText lists history indexes, comma-separated.
+func stepsText(steps []int) string {
+	parts := make([]string, len(steps))
+	for i, s := range steps {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ",")
 }
