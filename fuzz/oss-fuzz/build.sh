@@ -37,3 +37,4 @@ build fuzz ClientBytes fuzz_client_bytes
 build fuzz BrokerBytes fuzz_broker_bytes
 build fuzz SimPlan fuzz_sim_plan
 build fuzz ParsePlan fuzz_parse_plan
+build fuzz/diff DiffPaho fuzz_diff_paho
