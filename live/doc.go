@@ -27,6 +27,13 @@
 //     (the engine writes what it persists at all). ConnLog gets one line per
 //     connection event, and NewDiscardRecorder keeps no history, for a
 //     broker that serves for days (simrun broker).
+//   - Proxy is the live tester's recording TCP proxy: clients dial it, it
+//     dials the broker, forwards both directions and decodes them with
+//     engine/packet's stream decoder, recording the broker's view and the
+//     views of the clients that record nothing themselves (external
+//     programs), plus their Connected and Subscribed events, in the model's
+//     vocabulary. Its faults: Cut, BlackHole (one direction), Slow (chunked,
+//     delayed forwarding) and Heal.
 //   - Every driver writes Sent and Received packets (decoded from a copy of
 //     the byte stream), Accepted, Acknowledged, Delivered, Subscribed,
 //     Unsubscribed, Connected, ConnOpened, ConnClosed, Crash, Restart and

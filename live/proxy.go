@@ -1,0 +1,331 @@
+package live
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Direction is one direction of a proxied connection.
+type Direction uint8
+
+// Directions.
+const (
+	Up   Direction = iota // client -> broker
+	Down                  // broker -> client
+)
+
+// String names the direction.
+func (d Direction) String() string {
+	if d == Up {
+		return "up"
+	}
+	return "down"
+}
+
+// ProxyOptions configures a recording proxy.
+type ProxyOptions struct {
+	// Target is the broker's address, dialed for every accepted connection.
+	Target string
+	// Recorder receives the history.
+	Recorder *Recorder
+	// MsgID extracts the model's message id from a payload (default: the
+	// whole payload).
+	MsgID MsgIDFunc
+	// Observe reports whether the proxy records the client's own view of
+	// the connection of the client with this id (an external program,
+	// which records nothing itself): ConnOpened, Sent, Received, ConnClosed
+	// under the client id, plus Connected at each CONNACK and Subscribed at
+	// each SUBACK. Nil observes no client.
+	Observe func(clientID string) bool
+	// HadState reports whether the client holds session state as it
+	// connects (its Connected event's HadState); nil says no.
+	HadState func(clientID string) bool
+	// RecordBroker records the broker's view (node model.BrokerNode, peer
+	// the client id) of every connection: for a broker that records
+	// nothing itself (a child process, mosquitto).
+	RecordBroker bool
+}
+
+// Proxy is the tester's recording TCP proxy: every client connects to it,
+// it dials the broker for each connection and forwards both directions,
+// decoding them with engine/packet's stream decoder to record the history
+// in the model's vocabulary (see ProxyOptions). A packet is recorded as
+// Sent when its last byte is read from its sender and as Received just
+// before its bytes are written to its receiver, so the history never shows
+// an effect before its cause.
+//
+// Faults: Cut closes connections, BlackHole drops one direction's bytes
+// (the connection looks alive: a stalled network), Slow forwards in small
+// chunks with a delay between them; Heal ends them all (a black-holed
+// connection cannot resume its byte stream, so Heal cuts it).
+type Proxy struct {
+	opts ProxyOptions
+	ln   net.Listener
+	wg   sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[int]*proxyConn
+	nextID int
+	delay  time.Duration // Slow: pause between chunks
+	chunk  int           // Slow: bytes per chunk (0: no chunking)
+	closed bool
+}
+
+// proxyConn is one client connection and its broker leg.
+type proxyConn struct {
+	id             int
+	client, broker net.Conn
+
+	// Guarded by Proxy.mu.
+	clientID   string // from its CONNECT
+	observed   bool   // Observe(clientID)
+	version    packet.Version
+	clean      bool
+	persistent bool
+	subs       map[uint16][]packet.Subscription // SUBSCRIBEs awaiting SUBACK
+	hole       [2]bool                          // black-holed directions
+	holed      bool                             // some bytes were dropped: Heal cuts it
+	ended      bool
+}
+
+// ErrProxy reports proxy options that cannot work.
+var ErrProxy = errors.New("live: proxy")
+
+// StartProxy listens on a kernel-chosen loopback port and forwards to
+// opts.Target until Close.
+func StartProxy(opts ProxyOptions) (*Proxy, error) {
+	if opts.Target == "" || opts.Recorder == nil {
+		return nil, fmt.Errorf("%w: Target and Recorder are required", ErrProxy)
+	}
+	if opts.MsgID == nil {
+		opts.MsgID = PayloadMsgID
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen: %w", ErrProxy, err)
+	}
+	p := &Proxy{opts: opts, ln: ln, conns: map[int]*proxyConn{}}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
+}
+
+// Addr is the address clients dial.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Port is Addr's port.
+func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
+
+// Close stops accepting, closes every connection and waits for the
+// forwarding goroutines.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.ln.Close()
+	p.Cut(nil)
+	p.wg.Wait()
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		b, err := net.DialTimeout("tcp", p.opts.Target, IOTimeout)
+		if err != nil {
+			c.Close() // the broker is down: the client sees a refused session
+			continue
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			c.Close()
+			b.Close()
+			return
+		}
+		p.nextID++
+		pc := &proxyConn{id: p.nextID, client: c, broker: b, subs: map[uint16][]packet.Subscription{}}
+		p.conns[pc.id] = pc
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go p.pipe(pc, Up)
+		go p.pipe(pc, Down)
+	}
+}
+
+// Cut closes the connections of the clients match accepts (nil: all) and
+// returns how many it closed.
+func (p *Proxy) Cut(match func(clientID string) bool) int {
+	n := 0
+	for _, pc := range p.matching(match) {
+		pc.client.Close()
+		pc.broker.Close()
+		n++
+	}
+	return n
+}
+
+// BlackHole drops, from now on, the bytes of direction d of the current
+// connections of the clients match accepts (nil: all), and returns how many
+// connections it affects. Heal ends it by cutting them.
+func (p *Proxy) BlackHole(match func(clientID string) bool, d Direction) int {
+	conns := p.matching(match)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, pc := range conns {
+		pc.hole[d] = true
+		pc.holed = true
+	}
+	return len(conns)
+}
+
+// Slow makes every connection forward in chunks of at most chunk bytes,
+// pausing delay before each; chunk 0 turns it off.
+func (p *Proxy) Slow(chunk int, delay time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.chunk, p.delay = max(chunk, 0), delay
+}
+
+// Heal ends every fault: forwarding is fast again, and the connections that
+// were black-holed are cut (their streams lost bytes). It returns how many
+// it cut.
+func (p *Proxy) Heal() int {
+	p.Slow(0, 0)
+	return p.Cut(holedMatcher(p))
+}
+
+// holedMatcher returns a matcher of the black-holed connections.
+func holedMatcher(p *Proxy) func(string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	holed := map[string]bool{}
+	for _, pc := range p.conns {
+		if pc.holed {
+			holed[pc.clientID] = true
+		}
+	}
+	return func(id string) bool { return holed[id] }
+}
+
+// Conns returns the client ids of the open connections, sorted ("" for one
+// whose CONNECT has not arrived).
+func (p *Proxy) Conns() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []string
+	for _, pc := range p.conns {
+		ids = append(ids, pc.clientID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// matching returns the open connections match accepts, in id order.
+func (p *Proxy) matching(match func(string) bool) []*proxyConn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*proxyConn
+	for _, pc := range p.conns {
+		if match == nil || match(pc.clientID) {
+			out = append(out, pc)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// pipe forwards direction d of pc until either side ends, recording the
+// packets it carries; then it closes both sides and records the end.
+func (p *Proxy) pipe(pc *proxyConn, d Direction) {
+	defer p.wg.Done()
+	src, dst := pc.client, pc.broker
+	if d == Down {
+		src, dst = pc.broker, pc.client
+	}
+	defer p.end(pc)
+	var dec *packet.Decoder
+	if d == Up {
+		dec = packet.NewDecoder(0, 0)
+	}
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if d == Down && dec == nil {
+				dec = packet.NewDecoder(p.version(pc), 0)
+			}
+			dec = p.record(pc, d, dec, buf[:n])
+			if !p.forward(pc, d, dst, buf[:n]) {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// version is the protocol level of pc's CONNECT (0 if none was decoded).
+func (p *Proxy) version(pc *proxyConn) packet.Version {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pc.version
+}
+
+// forward writes data to dst unless direction d is black-holed, in chunks
+// while Slow is on. It reports false when the write failed.
+func (p *Proxy) forward(pc *proxyConn, d Direction, dst net.Conn, data []byte) bool {
+	p.mu.Lock()
+	hole, chunk, delay := pc.hole[d], p.chunk, p.delay
+	p.mu.Unlock()
+	if hole {
+		return true
+	}
+	for len(data) > 0 {
+		part := data
+		if chunk > 0 {
+			part = data[:min(chunk, len(data))]
+			time.Sleep(delay)
+		}
+		_ = dst.SetWriteDeadline(time.Now().Add(IOTimeout))
+		if _, err := dst.Write(part); err != nil {
+			return false
+		}
+		data = data[len(part):]
+	}
+	return true
+}
+
+// end closes both sides of pc once and records the connection's end.
+func (p *Proxy) end(pc *proxyConn) {
+	pc.client.Close()
+	pc.broker.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pc.ended {
+		return
+	}
+	pc.ended = true
+	delete(p.conns, pc.id)
+	if pc.clientID == "" {
+		return
+	}
+	now := time.Now().UnixNano()
+	if pc.observed {
+		p.opts.Recorder.Add(model.Event{Kind: model.ConnClosed, Time: now, Node: pc.clientID, Peer: model.BrokerNode})
+	}
+	if p.opts.RecordBroker {
+		p.opts.Recorder.Add(model.Event{Kind: model.ConnClosed, Time: now, Node: model.BrokerNode, Peer: pc.clientID})
+	}
+}
