@@ -34,6 +34,13 @@
 //     programs), plus their Connected and Subscribed events, in the model's
 //     vocabulary. Its faults: Cut, BlackHole (one direction), Slow (chunked,
 //     delayed forwarding) and Heal.
+//   - Process control for the live tester's subjects: Expand fills a
+//     command template's {port} {dir} {id} {topic} {qos} {msg}; a Process
+//     runs a shell command line in a process group of its own (Setpgid), so
+//     Kill (SIGKILL), Pause (SIGSTOP), Resume (SIGCONT) and Terminate reach
+//     every program it started; a Supervisor tracks them all so KillAll
+//     leaves no orphan; FreePort asks the kernel for a port, and every wait
+//     (WaitPort, Kill) is bounded.
 //   - Every driver writes Sent and Received packets (decoded from a copy of
 //     the byte stream), Accepted, Acknowledged, Delivered, Subscribed,
 //     Unsubscribed, Connected, ConnOpened, ConnClosed, Crash, Restart and
