@@ -34,6 +34,8 @@ const (
 	Connected
 	// Crash: Node crashed (memory and unsynced writes lost). Point says where;
 	// Point CrashStop is a clean stop (memory lost, every write synced).
+	// Reason, when the simulator lost writes, says how many ("2 unsynced
+	// writes lost", ", last one torn").
 	Crash
 	// Restart: Node was rebuilt from its durable records.
 	Restart
@@ -50,6 +52,12 @@ const (
 	Stuck
 	// Failed: an engine reported a permanent error (Reason).
 	Failed
+	// Cut: the network cut client Node's connection to Peer (Reason
+	// "reset": both sides learn of it; "half-open": the bytes vanish
+	// silently). What was in flight on it is lost. A record for readers
+	// (the sequence chart): no check reads it; each side's ConnClosed,
+	// when it learns, is what the checks see.
+	Cut
 )
 
 // CrashPoint says where inside a step a node crashed.

@@ -77,7 +77,10 @@
 //
 // Output: a model.History (the model package's vocabulary), a trace (one line
 // per event and action, with virtual time, headed by seed, profile and
-// preset) and the FNV-64a checksum of the trace text.
+// preset) and the FNV-64a checksum of the trace text. For readers of the
+// history (the sequence chart) it also records the network's cuts
+// (model.Cut, a reset or a half-open connection, when it happens) and the
+// writes a crash lost (the Crash event's Reason).
 //
 // Both are recorded compactly during the run and built only when asked for,
 // which is why Result.History, Result.Trace and Result.Checksum are methods

@@ -352,6 +352,7 @@ func (w *World) networkFault(c *conn) bool {
 func (w *World) reset(c *conn) {
 	w.stats.Faults["reset"]++
 	w.traceConn(c, "reset")
+	w.cutEvent(c, "reset")
 	c.reset = true
 	c.dir[0].drop()
 	c.dir[1].drop()
@@ -368,12 +369,20 @@ func (w *World) reset(c *conn) {
 func (w *World) halfOpen(c *conn, told uint8) {
 	w.stats.Faults["half-open"]++
 	w.traceConn(c, "half-open")
+	w.cutEvent(c, "half-open")
 	c.blackhole = true
 	c.dir[0].drop()
 	c.dir[1].drop()
 	if told < 2 && c.alive[told] {
 		w.sched.push(item{at: w.sched.now + engine.Time(w.latency(c.client)), kind: evCloseSeen, conn: uint64(c.id), side: told, id: 1})
 	}
+}
+
+// cutEvent records model Cut of c (what, "reset" or "half-open", as the
+// reason) for readers of the history.
+func (w *World) cutEvent(c *conn, what string) {
+	w.log.add(hrec{kind: model.Cut, time: int64(w.sched.now), node: w.nodes[c.client].nameID,
+		peer: w.nodes[0].nameID, reason: w.strs.id(what)})
 }
 
 // traceConn writes a connection-level trace line.

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -230,8 +232,8 @@ func (w *World) crash(n *node, p model.CrashPoint) {
 		return
 	}
 	w.stats.Crashes++
-	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: p})
 	out := n.disk.Crash(w.rnd, w.prof.LoseUnsyncedPPM, w.prof.TornPPM)
+	w.log.add(hrec{kind: model.Crash, time: int64(w.sched.now), node: n.nameID, point: p, reason: w.strs.id(lostWrites(out))})
 	w.tr.begin(w.sched.now, n.name, "crash")
 	w.tr.int(" point=", int64(p))
 	w.tr.int(" kept=", int64(out.Kept))
@@ -313,4 +315,15 @@ func (w *World) stop(n *node) {
 	w.tr.begin(w.sched.now, n.name, "stop")
 	w.tr.end()
 	w.down(n, false)
+}
+
+// lostWrites says what a crash lost of a node's disk, or "" if nothing.
+func lostWrites(out CrashOutcome) string {
+	switch {
+	case out.Lost == 0:
+		return ""
+	case !out.Torn:
+		return fmt.Sprintf("%d unsynced writes lost", out.Lost)
+	}
+	return fmt.Sprintf("%d unsynced writes lost (the last one torn)", out.Lost)
 }
