@@ -176,30 +176,9 @@ func after(args []string, flag string) string {
 // claim; JOB_COMPLETION_INDEX comes from the completion-index annotation;
 // and the merge Job reads exactly the shards 0..N-1 from the same claim.
 func checkManifest(src string) error {
-	var claim string
-	var campaign, merge any
-	for i, doc := range strings.Split(src, "\n---\n") {
-		d, err := parseYAML(doc)
-		if err != nil {
-			return fmt.Errorf("document %d: %w", i, err)
-		}
-		if str(d, "apiVersion") == "" || str(d, "kind") == "" || str(d, "metadata", "name") == "" {
-			return fmt.Errorf("document %d lacks apiVersion, kind or metadata.name", i)
-		}
-		switch {
-		case str(d, "kind") == "PersistentVolumeClaim":
-			if !slices.Contains(stringList(d, "spec", "accessModes"), "ReadWriteMany") {
-				return errors.New("the results claim is not ReadWriteMany: shards on several nodes share it")
-			}
-			claim = str(d, "metadata", "name")
-		case str(d, "kind") == "Job" && str(d, "spec", "completionMode") == "Indexed":
-			campaign = d
-		case str(d, "kind") == "Job" && str(d, "spec", "template", "spec", "containers", "0", "args", "0") == "merge":
-			merge = d
-		}
-	}
-	if claim == "" || campaign == nil || merge == nil {
-		return fmt.Errorf("want a claim, an Indexed campaign Job (completionMode: Indexed) and a merge Job; got claim %q, campaign %v, merge %v", claim, campaign != nil, merge != nil)
+	claim, campaign, merge, err := parseManifest(src)
+	if err != nil {
+		return err
 	}
 	n, err := strconv.Atoi(str(campaign, "spec", "completions"))
 	if err != nil || n < 1 {
@@ -240,6 +219,35 @@ func checkManifest(src string) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	return nil
+}
+
+// parseManifest parses the manifest's documents and returns the results
+// claim's name, the Indexed campaign Job and the merge Job.
+func parseManifest(src string) (claim string, campaign, merge any, err error) {
+	for i, doc := range strings.Split(src, "\n---\n") {
+		d, err := parseYAML(doc)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		if str(d, "apiVersion") == "" || str(d, "kind") == "" || str(d, "metadata", "name") == "" {
+			return "", nil, nil, fmt.Errorf("document %d lacks apiVersion, kind or metadata.name", i)
+		}
+		switch {
+		case str(d, "kind") == "PersistentVolumeClaim":
+			if !slices.Contains(stringList(d, "spec", "accessModes"), "ReadWriteMany") {
+				return "", nil, nil, errors.New("the results claim is not ReadWriteMany: shards on several nodes share it")
+			}
+			claim = str(d, "metadata", "name")
+		case str(d, "kind") == "Job" && str(d, "spec", "completionMode") == "Indexed":
+			campaign = d
+		case str(d, "kind") == "Job" && str(d, "spec", "template", "spec", "containers", "0", "args", "0") == "merge":
+			merge = d
+		}
+	}
+	if claim == "" || campaign == nil || merge == nil {
+		return "", nil, nil, fmt.Errorf("want a claim, an Indexed campaign Job (completionMode: Indexed) and a merge Job; got claim %q, campaign %v, merge %v", claim, campaign != nil, merge != nil)
+	}
+	return claim, campaign, merge, nil
 }
 
 // checkVolume checks the container mounts /results from the claim.
