@@ -61,7 +61,7 @@ func TestTrialErrorHoldsPlan(t *testing.T) {
 	if !errors.Is(err, ErrSim) {
 		t.Fatalf("error %v, want ErrSim", err)
 	}
-	for _, want := range []string{"plan (save as FILE and run: simrun replay FILE):\nmqttlab-plan 1\nseed 5\n", "\npreset broken\n", "\nfaults name=calm ", "\npolicy client.retransmit=retransmit(0) ", "\n---\n"} {
+	for _, want := range []string{"plan (save as FILE and run: simrun replay FILE):\nmqttlab-plan 2\nseed 5\n", "\npreset broken\n", "\nfaults name=calm ", "\npolicy client.retransmit=retransmit(0) ", "\n---\n"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%.800s", want, err)
 		}

@@ -46,7 +46,13 @@
 // A Plan is the workload and its plan-level faults as data, with a text form
 // (Plan.String, ParsePlan) whose header carries seed, profile, preset,
 // scenario and protocol version: a plan file replays with nothing else
-// (HeaderOf, ConfigOf). A run with a custom profile (Config.Custom) adds a
+// (HeaderOf, ConfigOf). A plan file proves it is whole: its last line, "end
+// ops=N crc32=XXXXXXXX", states the op count and the CRC-32 of the lines
+// before it (each trimmed of surrounding white space), and ParsePlan refuses
+// a plan of PlanFormat without it, with a wrong count or checksum, or with
+// text after it (ErrPlanNotWhole): a cut or damaged file never replays as
+// another run. Plans of LegacyPlanFormat (1, before end lines) still parse
+// without one; Plan.String keeps a plan's format. A run with a custom profile (Config.Custom) adds a
 // "faults" line holding every Profile field but Doc ("faults name=calm
 // latency=1ms..5ms chunk=200000 reset=0 halfopen=0 partition=0 slow=0
 // crash=0 stateloss=0 crashpoint=0 lose=0 torn=0 restart=100ms..2s

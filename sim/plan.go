@@ -84,8 +84,13 @@ type Header struct {
 	Policy *Policies
 }
 
-// PlanFormat is the current plan file format.
-const PlanFormat = 1
+// PlanFormat is the current plan file format: a plan of this format ends
+// with an end line ("end ops=N crc32=XXXXXXXX") that proves it whole.
+const PlanFormat = 2
+
+// LegacyPlanFormat is the format of plans written before the end line:
+// they still parse, without an end line, but nothing proves them whole.
+const LegacyPlanFormat = 1
 
 // Plan is a workload and its plan-level faults, as data.
 type Plan struct {
@@ -160,6 +165,9 @@ func (p Plan) String() string {
 		b.WriteString(o.String())
 		b.WriteByte('\n')
 	}
+	if h.Format >= PlanFormat {
+		appendEndLine(&b, len(p.Ops), linesCRC(b.String()))
+	}
 	return b.String()
 }
 
@@ -216,11 +224,15 @@ func ParseDuration(s string) (engine.Duration, error) {
 	return n * unit, nil
 }
 
-// ParsePlan reads a plan file. Errors wrap ErrPlan and name the line.
+// ParsePlan reads a plan file. Errors wrap ErrPlan and name the line. A
+// plan of PlanFormat must end with its end line, whose op count and checksum
+// must match the text before it (else the error wraps ErrPlanNotWhole); a
+// LegacyPlanFormat plan may lack one.
 func ParsePlan(text string) (Plan, error) {
 	var p Plan
 	lines := strings.Split(text, "\n")
 	inOps := false
+	var end *endLine
 	for i, raw := range lines {
 		line := strings.TrimSpace(raw)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -228,6 +240,12 @@ func ParsePlan(text string) (Plan, error) {
 		}
 		var err error
 		switch {
+		case end != nil:
+			return Plan{}, fmt.Errorf("%w: line %d: text after the end line (line %d)", ErrPlanNotWhole, i+1, end.line)
+		case isEndLine(line):
+			if end, err = parseEndLine(line, i+1, lines[:i]); err != nil {
+				return Plan{}, fmt.Errorf("%w: line %d: %v", ErrPlanNotWhole, i+1, err)
+			}
 		case line == "---":
 			inOps = true
 		case inOps:
@@ -242,12 +260,12 @@ func ParsePlan(text string) (Plan, error) {
 		}
 	}
 	if !inOps {
-		return Plan{}, fmt.Errorf("%w: no \"---\" line between the header and the ops", ErrPlan)
+		return Plan{}, fmt.Errorf("%w: no \"---\" line between the header and the ops (cut short?)", ErrPlanNotWhole)
 	}
-	if p.Header.Format != PlanFormat {
-		return Plan{}, fmt.Errorf("%w: format %d is not %d (missing \"mqttlab-plan %d\" line?)", ErrPlan, p.Header.Format, PlanFormat, PlanFormat)
+	if f := p.Header.Format; f != PlanFormat && f != LegacyPlanFormat {
+		return Plan{}, fmt.Errorf("%w: format %d is not %d (or the legacy %d) (missing \"mqttlab-plan %d\" line?)", ErrPlan, f, PlanFormat, LegacyPlanFormat, PlanFormat)
 	}
-	return p, nil
+	return p, end.check(p)
 }
 
 func (h *Header) parseLine(line string) error {

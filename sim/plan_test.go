@@ -79,7 +79,7 @@ func TestPlanParseErrorsNameTheLine(t *testing.T) {
 		{strings.Replace(good, "seed 3", "colour blue", 1), "line 2: unknown header \"colour\""},
 		{strings.Replace(good, "---\n", "", 1), `line 7: unknown header "connect"`},
 		{"mqttlab-plan 1\nseed 3\n", `no "---" line`},
-		{strings.Replace(good, "mqttlab-plan 1", "mqttlab-plan 9", 1), "format 9 is not 1"},
+		{strings.Replace(good, "mqttlab-plan 1", "mqttlab-plan 9", 1), "format 9 is not 2"},
 	}
 	for _, c := range cases {
 		_, err := ParsePlan(c.text)

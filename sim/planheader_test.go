@@ -153,7 +153,7 @@ func TestCustomRunsReplayFromText(t *testing.T) {
 			t.Errorf("%s: the plan has neither a faults nor a policy line:\n%s", name, text)
 			continue
 		}
-		back, err := ParsePlan(bare)
+		back, err := ParsePlan(resealed(bare))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestHeaderLineErrors(t *testing.T) {
 			t.Errorf("error %v, want ErrPlan containing %q", err, c.want)
 		}
 	}
-	back, err := ParsePlan(edit("preset retransmit-memory\n", ""))
+	back, err := ParsePlan(resealed(edit("preset retransmit-memory\n", "")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mqttlab/mqttlab/sim"
 )
 
 // result is what one invocation of run produced.
@@ -95,4 +97,16 @@ func writeFile(t *testing.T, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// sealed is a plan text of the legacy format printed in the current one,
+// with its end line.
+func sealed(t *testing.T, legacy string) string {
+	t.Helper()
+	p, err := sim.ParsePlan(legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Header.Format = sim.PlanFormat
+	return p.String()
 }

@@ -46,7 +46,7 @@ func (e *env) cmdRun(args []string) int {
 	if err != nil {
 		return e.fail("run", err)
 	}
-	cfg, plan, err := runPlan(fs, w, *seed, *planPath)
+	cfg, plan, err := e.runPlan(fs, w, *seed, *planPath)
 	if err != nil {
 		return e.fail("run", err)
 	}
@@ -66,13 +66,13 @@ func (e *env) cmdRun(args []string) int {
 // runPlan returns the config and plan run executes: a generated plan of seed
 // in world w, or the plan file at path with the flags given explicitly
 // overriding its header.
-func runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Config, sim.Plan, error) {
+func (e *env) runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Config, sim.Plan, error) {
 	if path == "" {
 		cfg := w.config(seed)
 		plan, err := sim.Generate(cfg)
 		return cfg, plan, err
 	}
-	cfg, plan, err := readPlan(path)
+	cfg, plan, err := e.readPlan("run", path)
 	if err != nil {
 		return cfg, plan, err
 	}
@@ -120,7 +120,10 @@ func planOverrideArgs(fs *flagSet, w world, seed uint64) string {
 }
 
 // readPlan reads and parses a plan file and the config its header asks for.
-func readPlan(path string) (sim.Config, sim.Plan, error) {
+// A plan that does not prove it is whole (cut short, changed after it was
+// written) is refused; a plan of the format before end lines is read with
+// a one-line warning on stderr.
+func (e *env) readPlan(cmd, path string) (sim.Config, sim.Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return sim.Config{}, sim.Plan{}, fmt.Errorf("plan file: %w", err)
@@ -132,6 +135,9 @@ func readPlan(path string) (sim.Config, sim.Plan, error) {
 	cfg, err := sim.ConfigOf(plan.Header)
 	if err != nil {
 		return sim.Config{}, sim.Plan{}, fmt.Errorf("plan file %s: %w", path, err)
+	}
+	if plan.Header.Format == sim.LegacyPlanFormat {
+		fmt.Fprintf(e.stderr, "simrun %s: warning: plan file %s is of format %d, written before plans ended with an end line: nothing proves it whole; replaying it as it is\n", cmd, path, sim.LegacyPlanFormat)
 	}
 	cfg.SkipCheck = true
 	return cfg, plan, nil
@@ -157,7 +163,7 @@ func (e *env) cmdReplay(args []string) int {
 	if len(pos) != 1 {
 		return e.fail("replay", badUsage("replay", "want exactly one plan FILE, got %d arguments", len(pos)))
 	}
-	cfg, plan, err := readPlan(pos[0])
+	cfg, plan, err := e.readPlan("replay", pos[0])
 	if err != nil {
 		return e.fail("replay", err)
 	}

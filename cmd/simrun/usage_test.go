@@ -17,7 +17,7 @@ func TestUsageErrors(t *testing.T) {
 	corrupt := writeFile(t, dir, "corrupt.plan", "mqttlab-plan 1\nseed 1\n---\nconnect p1\nfly p1 to=moon\n")
 	noHeader := writeFile(t, dir, "noheader.plan", "connect p1\n")
 	badPreset := writeFile(t, dir, "badpreset.plan", "mqttlab-plan 1\nseed 1\npreset nosuch\n---\nconnect p1\n")
-	badNode := writeFile(t, dir, "badnode.plan", "mqttlab-plan 1\nseed 1\nprofile calm\npreset fixed\nscenario standard\nversion 5\n---\ncrash nobody\n")
+	badNode := writeFile(t, dir, "badnode.plan", sealed(t, "mqttlab-plan 1\nseed 1\nprofile calm\npreset fixed\nscenario standard\nversion 5\n---\ncrash nobody\n"))
 	cases := []struct {
 		name string
 		args []string
