@@ -65,6 +65,7 @@ type Client struct {
 	clean      bool           // Clean Start of the current connection attempt
 	hasSession bool           // the client holds a session (restored, or connected persistently)
 	receiveMax uint16         // broker's Receive Maximum from the last CONNACK
+	stuck      bool           // the engine's permanent failure was recorded
 	failed     error
 }
 
@@ -334,6 +335,10 @@ func (c *Client) step(ev engine.Event) {
 			c.do(a)
 		}
 	}
+	if err := c.eng.Stuck(); err != nil && !c.stuck {
+		c.stuck = true // recorded once, as the simulator does
+		c.rec.Add(model.Event{Kind: model.Failed, Time: int64(c.l.now()), Node: c.node, Reason: err.Error()})
+	}
 }
 
 // do carries out one action.
@@ -481,9 +486,10 @@ func (c *Client) handleDeliver(a engine.Deliver) {
 func (c *Client) handleComplete(a engine.Complete) {
 	t := c.cmds[a.Cmd]
 	if t == nil {
-		if a.Result == engine.Failed && a.Err != nil {
-			c.rec.Add(model.Event{Kind: model.Failed, Time: int64(c.l.now()), Node: c.node, Reason: a.Err.Error()})
-		}
+		// A command of an earlier incarnation (a message resent from the
+		// store): nobody waits for it, and its failure (a PUBCOMP 0x92 for
+		// a PUBREL the broker already completed) is no engine failure. A
+		// permanent failure is what engine.Client.Stuck reports (step).
 		return
 	}
 	if a.Result == engine.Failed {

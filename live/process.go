@@ -36,6 +36,16 @@ var Placeholders = []string{"port", "dir", "id", "topic", "qos", "msg"}
 // not one of Placeholders, or has no value in vars, is an error wrapping
 // ErrTemplate.
 func Expand(template string, vars map[string]string) (string, error) {
+	return expand(template, vars, shellQuote)
+}
+
+// ExpandText fills the placeholders of a text that is not a command line
+// (a config file template): values go in as they are.
+func ExpandText(template string, vars map[string]string) (string, error) {
+	return expand(template, vars, func(s string) string { return s })
+}
+
+func expand(template string, vars map[string]string, quote func(string) string) (string, error) {
 	var b strings.Builder
 	rest := template
 	for {
@@ -54,7 +64,7 @@ func Expand(template string, vars map[string]string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("%w: {%s} in %q is not available here (known: {%s})", ErrTemplate, name, template, strings.Join(Placeholders, "} {"))
 		}
-		b.WriteString(shellQuote(v))
+		b.WriteString(quote(v))
 		rest = rest[i+j+1:]
 	}
 }

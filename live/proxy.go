@@ -51,6 +51,10 @@ type ProxyOptions struct {
 	// the client id) of every connection: for a broker that records
 	// nothing itself (a child process, mosquitto).
 	RecordBroker bool
+
+	// onReceive, if set, sees every packet an observed client receives
+	// (the tester's link from a stdout line to the PUBLISH it delivered).
+	onReceive func(clientID string, p model.Packet)
 }
 
 // Proxy is the tester's recording TCP proxy: every client connects to it,

@@ -88,6 +88,9 @@ func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, now int64) {
 		return
 	}
 	rec.Add(model.Event{Kind: model.Received, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m})
+	if p.opts.onReceive != nil {
+		p.opts.onReceive(pc.clientID, m)
+	}
 	switch pk := pk.(type) {
 	case *packet.Connack:
 		p.connected(pc, pk, now)

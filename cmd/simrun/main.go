@@ -63,6 +63,7 @@ func commands() []command {
 		{"campaign", "[flags]", "run many seeds over workers; save failing plans; resumable and shardable", (*env).cmdCampaign},
 		{"merge", "DIR...", "combine the results.jsonl of campaign shards into one summary", (*env).cmdMerge},
 		{"experiment", "NAME [flags] | -list", "run a failure-rate sweep and write CSV, PNG and SVG", (*env).cmdExperiment},
+		{"live", "[flags]", "judge real brokers and clients (processes) under real faults by the same model", (*env).cmdLive},
 		{"broker", "-data DIR [flags]", "serve this project's broker over TCP until signalled; restarts from DIR", (*env).cmdBroker},
 		{"presets", "", "list the engine policy presets", (*env).cmdPresets},
 		{"profiles", "", "list the fault profiles", (*env).cmdProfiles},

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/live"
+	"github.com/mqttlab/mqttlab/model"
+	"github.com/mqttlab/mqttlab/sim"
+)
+
+// liveDoc is simrun live's help text.
+const liveDoc = `Judge real MQTT programs, a Jepsen for MQTT: start the broker and the clients
+under test as processes (or ours: this project's engine), pass every
+connection through a recording proxy, inject real faults drawn from -seed
+(SIGKILL and restart, SIGSTOP/SIGCONT, connection cuts, black-holed
+directions, slow chunked forwarding), heal, wait for quiescence, and judge
+the whole history with the simulator's model against the promises declared
+with -promise. The run directory (-out) holds summary.txt, violations.txt
+(each with the history excerpt behind it), history.jsonl, schedule.txt,
+logs/ (every subject's output) and data/ (their data directories).
+
+Templates: -broker takes {port} {dir}; -subscriber {port} {id} {topic} {qos}
+{dir}; -publisher also {msg}. The contract for external clients (docs/live.md):
+a message's payload is its unique id; a subscriber's stdout line containing an
+id is a delivery; a publisher that exits 0 had its message accepted and
+acknowledged.
+
+Exit status: 0 nothing promised violated, 1 a violation, 2 usage error or a
+subject that did not start (its stderr is shown), 130 interrupted (every
+child killed; what was recorded is judged and written).`
+
+// builtinConfigs are the broker config templates -broker-config names.
+var builtinConfigs = map[string]string{
+	"mosquitto": "# mosquitto with Debian's persistence defaults: persistence on, autosave every 1800 s\n" +
+		"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {dir}/\n" +
+		"log_dest stderr\nlog_type error\nlog_type warning\nlog_type notice\nlog_type information\nconnection_messages true\n",
+	"mosquitto-strict": "# mosquitto with the strictest persistence it offers: save after every change\n" +
+		"listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {dir}/\n" +
+		"autosave_on_changes true\nautosave_interval 1\n" +
+		"log_dest stderr\nlog_type error\nlog_type warning\nlog_type notice\nlog_type information\nconnection_messages true\n",
+}
+
+// liveFlags are simrun live's flags.
+type liveFlags struct {
+	seed                                  uint64
+	broker, brokerPreset, brokerConfig    string
+	brokerAddr                            string
+	subscriber, publisher                 string
+	subscribers, publishers               int
+	clientPreset, version, promise, out   string
+	topic, faults                         string
+	qos, rate, messages                   int
+	duration, interval, liveness, startTO time.Duration
+}
+
+func (f *liveFlags) add(fs *flagSet) {
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the fault schedule (0: drawn from the clock, and printed)")
+	fs.StringVar(&f.broker, "broker", "ours", "broker under test: ours (simrun broker as a child process), mosquitto (mosquitto -c {dir}/mosquitto.conf with -broker-config), or a command template with {port} {dir}")
+	fs.StringVar(&f.brokerPreset, "broker-preset", defaultPreset, "engine preset of -broker ours (see 'simrun presets')")
+	fs.StringVar(&f.brokerConfig, "broker-config", "", "config file template ({port} {dir}) written to {dir}/ before each broker start: a file, or built-in mosquitto (Debian's persistence defaults) or mosquitto-strict (save after every change)")
+	fs.StringVar(&f.brokerAddr, "broker-addr", "", "HOST:PORT of a broker the tester does not manage (no broker faults)")
+	fs.StringVar(&f.subscriber, "subscriber", "", "external subscriber command template ({port} {id} {topic} {qos} {dir}); empty: ours")
+	fs.StringVar(&f.publisher, "publisher", "", "external publisher command template ({port} {id} {topic} {qos} {dir} {msg}), run once per message; empty: ours")
+	fs.IntVar(&f.subscribers, "subscribers", 2, "number of subscribers (ids s1, s2, ...)")
+	fs.IntVar(&f.publishers, "publishers", 2, "number of publishers (ids p1, p2, ...)")
+	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
+	fs.StringVar(&f.version, "version", "5", "MQTT version of our clients: 3 (3.1.1) or 5")
+	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order ("+strings.Join(promiseNames(), ", ")+", or a preset name)")
+	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N)")
+	fs.StringVar(&f.topic, "topic", "mqttlab/live", "topic of the workload")
+	fs.StringVar(&f.faults, "faults", "all", "fault kinds: "+faultKindNames()+"; or all, client, broker, none")
+	fs.IntVar(&f.qos, "qos", 2, "QoS of the subscriptions and publishes: 1 or 2")
+	fs.IntVar(&f.rate, "rate", 50, "messages per second, all publishers together")
+	fs.IntVar(&f.messages, "messages", 0, "at most this many messages (0: as many as -duration allows)")
+	fs.DurationVar(&f.duration, "duration", 20*time.Second, "length of the fault phase")
+	fs.DurationVar(&f.interval, "fault-interval", time.Second, "mean gap between two faults")
+	fs.DurationVar(&f.liveness, "liveness", 15*time.Second, "bound of the wait for quiescence once every fault healed")
+	fs.DurationVar(&f.startTO, "start-timeout", 10*time.Second, "bound of each subject's start")
+}
+
+func faultKindNames() string {
+	var s []string
+	for _, k := range live.FaultKinds() {
+		s = append(s, string(k))
+	}
+	return strings.Join(s, ", ")
+}
+
+// promiseSets are the named promise edits -promise applies to a policy.
+var promiseSets = []struct {
+	name, doc string
+	edit      func(p *model.Policy)
+}{
+	{"spec", "every promise of the spec (the fixed engine's)", func(p *model.Policy) { *p = model.FixedPolicy() }},
+	{"broker-sync", "the broker persists every change before acting: NoLoss across its crashes", func(p *model.Policy) { p.Broker = model.PersistEveryChange }},
+	{"broker-periodic", "the broker snapshots now and then: nothing across its crashes", func(p *model.Policy) { p.Broker = model.PersistPeriodic }},
+	{"broker-memory", "the broker keeps state in memory only", func(p *model.Policy) { p.Broker = model.PersistNone }},
+	{"client-durable", "clients keep outgoing messages and incoming QoS 2 ids on disk", func(p *model.Policy) {
+		p.Retransmit, p.QoS2Durable = model.RetransmitDurable, true
+	}},
+	{"client-memory", "clients keep their session in memory (lost when killed)", func(p *model.Policy) {
+		p.Retransmit, p.QoS2Durable = model.RetransmitMemory, false
+	}},
+	{"client-ack-first", "subscribers acknowledge before their application has the message", func(p *model.Policy) { p.AckBeforeCallback = true }},
+	{"mosquitto-clients", "libmosquitto's tools: client-memory and client-ack-first", func(p *model.Policy) {
+		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback = model.RetransmitMemory, false, true
+	}},
+}
+
+func promiseNames() []string {
+	var s []string
+	for _, p := range promiseSets {
+		s = append(s, p.name)
+	}
+	return s
+}
+
+// parsePromise applies the named sets in order to the spec's policy.
+func parsePromise(s string) (model.Policy, error) {
+	p := model.FixedPolicy()
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, ps := range promiseSets {
+			if ps.name == name {
+				ps.edit(&p)
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		preset, err := engine.PresetByName(name)
+		if err != nil {
+			return p, fmt.Errorf("unknown promise set %q; known: %s, or a preset name", name, strings.Join(promiseNames(), ", "))
+		}
+		p = sim.ModelPolicy(preset)
+	}
+	return p, nil
+}
+
+// cmdLive is simrun live.
+func (e *env) cmdLive(args []string) int {
+	fs := e.newFlagSet("live", "[flags]", liveDoc)
+	var f liveFlags
+	f.add(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("live", err)
+	}
+	if len(pos) > 0 {
+		return e.fail("live", badUsage("live", "unexpected argument %q", pos[0]))
+	}
+	cfg, err := f.config(fs)
+	if err != nil {
+		return e.fail("live", err)
+	}
+	cfg.Log = e.stderr
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(e.stderr, "simrun live: seed %d, run directory %s\n", cfg.Seed, cfg.Dir)
+	rep, err := live.RunTest(ctx, cfg)
+	if rep == nil {
+		fmt.Fprintf(e.stderr, "simrun live: %v\n", err) // keeps a subject's stderr as it wrote it
+		return exitUsage
+	}
+	fmt.Fprint(e.stdout, rep.Summary())
+	fmt.Fprintf(e.stdout, "run directory %s\n", cfg.Dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "simrun live: writing the run directory: %v\n", err)
+	}
+	switch {
+	case rep.Interrupted:
+		return exitInterrupted
+	case rep.Failed():
+		fmt.Fprintf(e.stdout, "replay the fault schedule: %s\n", f.replay(fs, cfg.Seed))
+		return exitViolation
+	}
+	return exitOK
+}
+
+// config validates the flags and builds the test config.
+func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
+	cfg := live.DefaultTestConfig()
+	bad := func(format string, args ...any) error { return badUsage("live", format, args...) }
+	kinds, err := live.ParseFaults(f.faults)
+	if err != nil {
+		return cfg, bad("bad -faults: %v", err)
+	}
+	if cfg.Promise, err = parsePromise(f.promise); err != nil {
+		return cfg, bad("bad -promise: %v", err)
+	}
+	cp, err := engine.PresetByName(f.clientPreset)
+	if err != nil {
+		return cfg, bad("bad -client-preset: %v", err)
+	}
+	level, err := parseVersion(f.version)
+	if err != nil {
+		return cfg, bad("bad -version %q: %v", f.version, err)
+	}
+	if f.brokerAddr != "" && fs.isSet("broker") {
+		return cfg, bad("give -broker or -broker-addr, not both")
+	}
+	if cfg.Broker, err = f.brokerSubject(); err != nil {
+		return cfg, err
+	}
+	seed := f.seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano()) & (1<<31 - 1)
+	}
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("live-runs", fmt.Sprintf("seed-%d", seed))
+	}
+	cfg.Seed, cfg.Dir, cfg.Subscriber, cfg.Publisher = seed, dir, f.subscriber, f.publisher
+	cfg.Subscribers, cfg.Publishers, cfg.Topic, cfg.QoS = f.subscribers, f.publishers, f.topic, uint8(f.qos)
+	cfg.Rate, cfg.Messages, cfg.Duration, cfg.Faults = f.rate, f.messages, f.duration, kinds
+	cfg.FaultInterval, cfg.Liveness, cfg.StartTimeout = f.interval, f.liveness, f.startTO
+	cfg.ClientPolicy, cfg.Version = cp.Client, packet.Version(level)
+	if f.qos < 1 || f.qos > 2 {
+		return cfg, bad("bad -qos %d: 1 or 2", f.qos)
+	}
+	return cfg, nil
+}
+
+// brokerSubject resolves -broker, -broker-preset, -broker-config and
+// -broker-addr.
+func (f *liveFlags) brokerSubject() (live.BrokerSubject, error) {
+	bad := func(format string, args ...any) error { return badUsage("live", format, args...) }
+	if f.brokerAddr != "" {
+		return live.BrokerSubject{Name: "unmanaged broker at " + f.brokerAddr, Addr: f.brokerAddr}, nil
+	}
+	env := []string{"PATH=" + os.Getenv("PATH") + ":/usr/sbin:/usr/local/sbin"}
+	var b live.BrokerSubject
+	switch f.broker {
+	case "ours":
+		preset, err := engine.PresetByName(f.brokerPreset)
+		if err != nil {
+			return b, bad("bad -broker-preset: %v", err)
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return b, fmt.Errorf("cannot find simrun's own executable: %w", err)
+		}
+		b = live.BrokerSubject{Name: "ours (simrun broker, preset " + preset.Name + ")",
+			Command: fmt.Sprintf("exec %s broker -listen 127.0.0.1:{port} -data {dir} -preset %s", shellWord(exe), preset.Name),
+			Env:     append(env, childEnv+"=1")}
+	case "mosquitto":
+		b = live.BrokerSubject{Name: "mosquitto", Command: "exec mosquitto -c {dir}/mosquitto.conf", Env: env}
+		if f.brokerConfig == "" {
+			f.brokerConfig = "mosquitto"
+		}
+	default:
+		b = live.BrokerSubject{Name: f.broker, Command: f.broker, Env: env}
+	}
+	if f.brokerConfig != "" {
+		text, name, err := brokerConfigText(f.brokerConfig)
+		if err != nil {
+			return b, bad("bad -broker-config: %v", err)
+		}
+		b.Config, b.ConfigName = text, name
+		b.Name += " with config " + f.brokerConfig
+	}
+	return b, nil
+}
+
+// brokerConfigText reads a config template: a built-in name or a file.
+func brokerConfigText(s string) (text, name string, err error) {
+	if t, ok := builtinConfigs[s]; ok {
+		return userLine() + t, "mosquitto.conf", nil
+	}
+	data, err := os.ReadFile(s)
+	if err != nil {
+		return "", "", err
+	}
+	return string(data), filepath.Base(s), nil
+}
+
+// userLine keeps mosquitto running as the current user (as root it would
+// switch to user mosquitto, who cannot write the run directory).
+func userLine() string {
+	if os.Getuid() == 0 {
+		return "user root\n"
+	}
+	if u, err := user.Current(); err == nil {
+		return "user " + u.Username + "\n"
+	}
+	return ""
+}
+
+// shellWord quotes a path for sh.
+func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// replay is the command that reruns the same schedule.
+func (f *liveFlags) replay(fs *flagSet, seed uint64) string {
+	var b strings.Builder
+	b.WriteString(replayPrefix + " live")
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name != "seed" && fl.Name != "out" {
+			fmt.Fprintf(&b, " -%s %s", fl.Name, shellWord(fl.Value.String()))
+		}
+	})
+	fmt.Fprintf(&b, " -seed %d", seed)
+	return b.String()
+}

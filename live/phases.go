@@ -1,0 +1,279 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Quiet is how long the history must stay unchanged, with no delivery
+// pending, for the liveness phase to call the world quiescent.
+const Quiet = 500 * time.Millisecond
+
+// runPhases runs the fault phase (workload and schedule together), heals
+// everything, and runs the liveness phase. It reports whether ctx
+// interrupted the run.
+func (t *tester) runPhases(ctx context.Context) bool {
+	all, pausable := t.clientIDs()
+	kinds := t.cfg.Faults
+	t.schedule = Schedule(ScheduleSpec{Seed: t.cfg.Seed, Kinds: kinds, Duration: t.cfg.Duration,
+		Interval: t.cfg.FaultInterval, Clients: all, Pausable: pausable})
+	t.logf("seed %d: %d faults scheduled over %v (kinds: %s)", t.cfg.Seed, len(t.schedule), t.cfg.Duration, kindList(kinds))
+	for _, f := range t.schedule {
+		t.logf("  %s", f)
+	}
+	phase, cancel := context.WithTimeout(ctx, t.cfg.Duration)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); t.workload(phase) }()
+	go func() { defer wg.Done(); t.inject(phase) }()
+	wg.Wait()
+	if ctx.Err() != nil {
+		return true
+	}
+	t.healAll()
+	t.rec.Add(model.Event{Kind: model.LivenessStart, Time: time.Now().UnixNano()})
+	t.logf("fault phase over: %d messages issued (%d skipped while their publisher was down or busy); liveness phase (bound %v)", t.issued, t.skipped, t.cfg.Liveness)
+	return t.quiesce(ctx)
+}
+
+func kindList(ks []FaultKind) string {
+	if len(ks) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ",")
+}
+
+// workload issues messages at the configured rate, round-robin over the
+// publishers, until ctx ends or Messages were issued.
+func (t *tester) workload(ctx context.Context) {
+	tick := time.NewTicker(time.Second / time.Duration(t.cfg.Rate))
+	defer tick.Stop()
+	for n := 0; t.cfg.Messages == 0 || n < t.cfg.Messages; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		msg := fmt.Sprintf("lt%s-%d", t.nonce, n+1)
+		ok := true
+		switch p := t.pubs[n%len(t.pubs)].(type) {
+		case *ourClient:
+			ok = p.current() != nil
+			p.publish(msg)
+		case *extPub:
+			ok = p.publish(msg)
+		}
+		t.mu.Lock()
+		if ok {
+			t.issued++
+		} else {
+			t.skipped++
+		}
+		t.mu.Unlock()
+	}
+}
+
+// inject carries out the schedule: each fault at its time, healed after
+// its length (or when the phase ends). A fault whose target is still under
+// an earlier fault is skipped (the log says so).
+func (t *tester) inject(ctx context.Context) {
+	start := time.Now()
+	busy := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, f := range t.schedule {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(start.Add(f.At))):
+		}
+		key := f.Target
+		if f.Kind == FaultSlow {
+			key = "slow"
+		}
+		mu.Lock()
+		if busy[key] {
+			mu.Unlock()
+			t.logf("%s: skipped, %s is under an earlier fault", f, key)
+			continue
+		}
+		busy[key] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func(f Fault) {
+			defer wg.Done()
+			t.apply(ctx, f)
+			mu.Lock()
+			busy[key] = false
+			mu.Unlock()
+		}(f)
+	}
+}
+
+// apply injects f, waits its length (or the end of the phase), and heals it.
+func (t *tester) apply(ctx context.Context, f Fault) {
+	heal := t.injectOne(f)
+	if heal == nil {
+		return
+	}
+	t.mu.Lock()
+	t.applied[f.Kind]++
+	t.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(f.Length):
+	}
+	heal()
+}
+
+// injectOne starts fault f and returns what heals it (nil: nothing done).
+func (t *tester) injectOne(f Fault) func() {
+	match := func(id string) bool { return id == f.Target }
+	switch f.Kind {
+	case FaultBrokerKill:
+		t.brk.kill()
+		return t.brk.restart
+	case FaultBrokerPause:
+		p := t.brk.current()
+		if p == nil {
+			return nil
+		}
+		p.Pause()
+		return p.Resume
+	case FaultClientKill:
+		c := t.client(f.Target)
+		c.kill()
+		return func() {
+			if err := c.restart(); err != nil {
+				t.logf("restart %s: %v", f.Target, err)
+			}
+		}
+	case FaultClientPause:
+		c := t.client(f.Target)
+		c.pause()
+		return c.resume
+	case FaultCut:
+		t.proxy.Cut(match)
+		return func() {}
+	case FaultBlackHole:
+		now := time.Now().UnixNano()
+		t.rec.Add(model.Event{Kind: model.Partition, Time: now, Node: f.Target})
+		t.proxy.BlackHole(match, f.Dir)
+		return func() {
+			t.proxy.Cut(match)
+			t.rec.Add(model.Event{Kind: model.Heal, Time: time.Now().UnixNano(), Node: f.Target})
+		}
+	case FaultSlow:
+		t.proxy.Slow(7, 2*time.Millisecond)
+		return func() { t.proxy.Slow(0, 0) }
+	}
+	return nil
+}
+
+// client returns the client with id, or a client that ignores faults
+// (Schedule draws its targets from clientIDs, so that never happens).
+func (t *tester) client(id string) client {
+	for _, c := range append(append([]client(nil), t.subs...), t.pubs...) {
+		if c.id() == id {
+			return c
+		}
+	}
+	return &extPub{t: t, name: id}
+}
+
+// healAll ends every fault that could still hold: the proxy forwards fast
+// and cuts black-holed connections, every process runs, every client is up.
+func (t *tester) healAll() {
+	t.proxy.Heal()
+	if t.brk != nil {
+		if p := t.brk.current(); p != nil {
+			p.Resume()
+		}
+	}
+	for _, c := range append(append([]client(nil), t.subs...), t.pubs...) {
+		c.resume()
+		if err := c.restart(); err != nil {
+			t.logf("restart %s: %v", c.id(), err)
+		}
+	}
+}
+
+// quiesce waits until no delivery is pending and the history stayed still
+// for Quiet, recording Quiescent; at the liveness bound it records Stuck
+// naming what is pending. It reports whether ctx interrupted it.
+func (t *tester) quiesce(ctx context.Context) bool {
+	deadline := time.Now().Add(t.cfg.Liveness)
+	lastLen, lastChange := t.rec.Len(), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-time.After(50 * time.Millisecond):
+		}
+		n := t.rec.Len()
+		if n != lastLen {
+			lastLen, lastChange = n, time.Now()
+		}
+		pending := t.pending()
+		if len(pending) == 0 && time.Since(lastChange) >= Quiet {
+			t.rec.Add(model.Event{Kind: model.Quiescent, Time: time.Now().UnixNano()})
+			t.logf("quiescent")
+			return false
+		}
+		if time.Now().After(deadline) {
+			reason := fmt.Sprintf("%d deliveries pending %v after the faults healed: %s", len(pending), t.cfg.Liveness, shortList(pending, 5))
+			if len(pending) == 0 {
+				reason = fmt.Sprintf("the history still changed %v after the faults healed", t.cfg.Liveness)
+			}
+			t.rec.Add(model.Event{Kind: model.Stuck, Time: time.Now().UnixNano(), Reason: reason})
+			t.logf("stuck: %s", reason)
+			return false
+		}
+	}
+}
+
+// pending lists "subscriber lacks msg" for every accepted QoS>=1 message
+// not yet delivered to every subscriber.
+func (t *tester) pending() []string {
+	h := t.rec.History()
+	got := map[string]bool{}
+	var accepted []string
+	for _, e := range h.Events {
+		switch {
+		case e.Kind == model.Delivered:
+			got[e.Node+"\x00"+e.Msg] = true
+		case e.Kind == model.Accepted && e.QoS >= 1:
+			accepted = append(accepted, e.Msg)
+		}
+	}
+	var out []string
+	for _, s := range t.subs {
+		for _, m := range accepted {
+			if !got[s.id()+"\x00"+m] {
+				out = append(out, s.id()+" lacks "+m)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// shortList joins the first n items and counts the rest.
+func shortList(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
+}

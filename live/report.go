@@ -1,0 +1,360 @@
+package live
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// Report is what a live test found.
+type Report struct {
+	Seed        uint64
+	Config      TestConfig
+	Wall        time.Duration
+	Interrupted bool
+	Schedule    []Fault
+	Applied     map[FaultKind]int
+	Stats       Stats
+	Verdict     Verdict
+	History     model.History
+}
+
+// Stats are a run's message figures, from its history.
+type Stats struct {
+	Issued, Skipped int // handed to a publisher / not (publisher down or busy)
+	Accepted        int // QoS>=1 messages a publisher accepted (ours) or published with exit 0 (external)
+	Deliveries      int // (subscriber, accepted message) pairs delivered
+	Expected        int // accepted messages x subscribers
+	Lost            int // accepted messages some subscriber never got
+	Duplicated      int // messages some subscriber got more than once
+	Events          int
+}
+
+// Excuse says why an invariant was not promised: the faults that took it
+// away under the declared policy.
+type Excuse struct {
+	Invariant model.Invariant
+	By        []string
+}
+
+// Verdict is the model's judgement of a history under a policy.
+type Verdict struct {
+	Faults     model.Faults
+	Promised   model.Set
+	Excused    []Excuse
+	Violations []model.Violation // of promised invariants: the run fails
+	Unpromised []model.Violation // of excused ones: information
+}
+
+// Judge checks h by the model under policy p: the invariants p promises
+// under the faults h shows must hold.
+func Judge(h model.History, p model.Policy) Verdict {
+	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
+		return model.Options{Only: model.Promises(p, f)}
+	})
+	v := Verdict{Faults: faults, Promised: model.Promises(p, faults), Violations: vs}
+	for _, x := range model.Check(h, model.Options{}) {
+		if !v.Promised.Has(x.Invariant) {
+			v.Unpromised = append(v.Unpromised, x)
+		}
+	}
+	v.Excused = excuses(p, faults)
+	return v
+}
+
+// faultGroup is a family of fault counters that excuses together.
+type faultGroup struct {
+	name  func(f model.Faults) string
+	clear func(f *model.Faults)
+}
+
+var faultGroups = []faultGroup{
+	{func(f model.Faults) string { return fmt.Sprintf("%d broker crashes", f.BrokerCrashes+f.BrokerStops) },
+		func(f *model.Faults) {
+			f.BrokerCrashes, f.BrokerStops = 0, 0
+			f.Crashes = dropCrashes(f.Crashes, model.RoleBroker)
+		}},
+	{func(f model.Faults) string {
+		return fmt.Sprintf("%d publisher crashes (%d holding unacked messages)", f.PublisherCrashes, f.PublisherCrashesUnacked)
+	}, func(f *model.Faults) {
+		f.PublisherCrashes, f.PublisherCrashesUnacked, f.PublisherRestarts = 0, 0, 0
+		f.Crashes = dropCrashes(f.Crashes, model.RolePublisher)
+	}},
+	{func(f model.Faults) string {
+		return fmt.Sprintf("%d subscriber crashes (%d mid-delivery, %d in the QoS 2 window)", f.SubscriberCrashes, f.SubscriberMidDelivery, f.QoS2WindowCrashes)
+	}, func(f *model.Faults) {
+		f.SubscriberCrashes, f.SubscriberMidDelivery, f.QoS2WindowCrashes, f.CallbackPreCrashes, f.CallbackPostCrashes = 0, 0, 0, 0, 0
+		f.Crashes = dropCrashes(f.Crashes, model.RoleSubscriber)
+	}},
+	{func(f model.Faults) string {
+		return fmt.Sprintf("%d lost connections (%d of publishers holding unacked messages)", f.ConnLosses, f.PublisherConnLosses)
+	}, func(f *model.Faults) { f.ConnLosses, f.SubscriberConnLosses, f.PublisherConnLosses = 0, 0, 0 }},
+	{func(f model.Faults) string { return fmt.Sprintf("%d partitions (black holes)", f.Partitions) },
+		func(f *model.Faults) { f.Partitions = 0 }},
+}
+
+func dropCrashes(cs []model.CrashFault, r model.Role) []model.CrashFault {
+	var out []model.CrashFault
+	for _, c := range cs {
+		if c.Role&r == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// excuses attributes every invariant p does not promise under f to the
+// fault groups without which it would be promised again.
+func excuses(p model.Policy, f model.Faults) []Excuse {
+	promised := model.Promises(p, f)
+	var out []Excuse
+	for _, inv := range model.Invariants() {
+		if promised.Has(inv) {
+			continue
+		}
+		ex := Excuse{Invariant: inv}
+		for _, g := range faultGroups {
+			g2 := f
+			g2.Crashes = append([]model.CrashFault(nil), f.Crashes...)
+			g.clear(&g2)
+			if model.Promises(p, g2).Has(inv) {
+				ex.By = append(ex.By, g.name(f))
+			}
+		}
+		if len(ex.By) == 0 {
+			ex.By = []string{"the faults together"}
+		}
+		out = append(out, ex)
+	}
+	return out
+}
+
+// report judges h and gathers the figures.
+func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *Report {
+	t.mu.Lock()
+	applied := map[FaultKind]int{}
+	for k, v := range t.applied {
+		applied[k] = v
+	}
+	st := Stats{Issued: t.issued, Skipped: t.skipped, Events: len(h.Events)}
+	t.mu.Unlock()
+	statsOf(h, &st)
+	return &Report{Seed: t.cfg.Seed, Config: t.cfg, Wall: wall, Interrupted: interrupted, Schedule: t.schedule,
+		Applied: applied, Stats: st, Verdict: Judge(h, t.cfg.Promise), History: h}
+}
+
+// statsOf counts accepted, delivered, lost and duplicated messages.
+func statsOf(h model.History, st *Stats) {
+	subs := map[string]bool{}
+	got := map[string]int{}
+	var accepted []string
+	for _, e := range h.Events {
+		switch {
+		case e.Kind == model.Subscribed:
+			subs[e.Node] = true
+		case e.Kind == model.Delivered:
+			got[e.Node+"\x00"+e.Msg]++
+		case e.Kind == model.Accepted && e.QoS >= 1:
+			accepted = append(accepted, e.Msg)
+		}
+	}
+	st.Accepted = len(accepted)
+	st.Expected = len(accepted) * len(subs)
+	for _, m := range accepted {
+		lost, dup := false, false
+		for s := range subs {
+			n := got[s+"\x00"+m]
+			if n > 0 {
+				st.Deliveries++
+			}
+			lost = lost || n == 0
+			dup = dup || n > 1
+		}
+		if lost {
+			st.Lost++
+		}
+		if dup {
+			st.Duplicated++
+		}
+	}
+}
+
+// Failed reports whether the run violated a promised invariant.
+func (r *Report) Failed() bool { return len(r.Verdict.Violations) > 0 }
+
+// Summary is the report in the simulator's style.
+func (r *Report) Summary() string {
+	var b strings.Builder
+	c := r.Config
+	fmt.Fprintf(&b, "== live run: seed %d ==\n", r.Seed)
+	fmt.Fprintf(&b, "broker       %s\n", c.Broker.Name)
+	fmt.Fprintf(&b, "subscribers  %d x %s\n", c.Subscribers, orOurs(c.Subscriber))
+	fmt.Fprintf(&b, "publishers   %d x %s\n", c.Publishers, orOurs(c.Publisher))
+	fmt.Fprintf(&b, "workload     QoS %d on %s, %d msg/s, fault phase %v, liveness bound %v (wall %v)\n", c.QoS, c.Topic, c.Rate, c.Duration, c.Liveness, r.Wall.Round(time.Millisecond))
+	fmt.Fprintf(&b, "faults       %d scheduled (%s), applied: %s\n", len(r.Schedule), kindList(c.Faults), appliedList(r.Applied))
+	s := r.Stats
+	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d, lost %d, duplicated %d\n",
+		s.Issued, s.Skipped, s.Accepted, s.Deliveries, s.Expected, s.Lost, s.Duplicated)
+	fmt.Fprintf(&b, "events       %d\n", s.Events)
+	v := r.Verdict
+	fmt.Fprintf(&b, "promised     %s\n", v.Promised)
+	for _, e := range v.Excused {
+		fmt.Fprintf(&b, "excused      %s: by %s\n", e.Invariant, strings.Join(e.By, "; "))
+	}
+	fmt.Fprintf(&b, "violations   %s\n", countList(v.Violations))
+	for i, x := range v.Violations {
+		if i == summaryViolations {
+			fmt.Fprintf(&b, "VIOLATION    ... and %d more (violations.txt)\n", len(v.Violations)-i)
+			break
+		}
+		fmt.Fprintf(&b, "VIOLATION    %s at step %d (%s): %s\n", x.Invariant, x.Step, x.Node, clip(x.Reason, 300))
+	}
+	if n := len(v.Unpromised); n > 0 {
+		fmt.Fprintf(&b, "unpromised   %d violations of excused invariants (see violations.txt)\n", n)
+	}
+	verdict := "OK: no promised invariant violated"
+	switch {
+	case r.Interrupted:
+		verdict = "INTERRUPTED: judged what was recorded (no liveness phase)"
+	case r.Failed():
+		verdict = "FAIL: promised invariants violated"
+	}
+	fmt.Fprintf(&b, "verdict      %s\n", verdict)
+	return b.String()
+}
+
+// summaryViolations is how many violations the summary lists.
+const summaryViolations = 10
+
+// countList counts violations per invariant ("none" when empty).
+func countList(vs []model.Violation) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	n := map[model.Invariant]int{}
+	for _, v := range vs {
+		n[v.Invariant]++
+	}
+	var parts []string
+	for _, inv := range model.Invariants() {
+		if n[inv] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", inv, n[inv]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orOurs(tmpl string) string {
+	if tmpl == "" {
+		return "ours (engine client, file store)"
+	}
+	return tmpl
+}
+
+func appliedList(m map[FaultKind]int) string {
+	var parts []string
+	for _, k := range FaultKinds() {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// write saves the run directory: summary.txt, violations.txt,
+// history.jsonl and schedule.txt (logs/ and data/ were written as the run
+// went).
+func (r *Report) write(dir string) error {
+	files := map[string]string{
+		"summary.txt":    r.Summary(),
+		"violations.txt": r.violationsText(),
+		"schedule.txt":   r.scheduleText(),
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(files[n]), 0o644); err != nil {
+			return err
+		}
+	}
+	return writeHistory(filepath.Join(dir, "history.jsonl"), r.History)
+}
+
+func (r *Report) scheduleText() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# fault schedule of seed %d (kinds %s, phase %v, mean gap %v)\n", r.Seed, kindList(r.Config.Faults), r.Config.Duration, r.Config.FaultInterval)
+	for _, f := range r.Schedule {
+		b.WriteString(f.String() + "\n")
+	}
+	return b.String()
+}
+
+// msgRE finds message ids quoted in a violation's reason.
+var msgRE = regexp.MustCompile(`lt[0-9a-f]{6}-[0-9]+`)
+
+// violationsText lists every violation with the history excerpt behind it:
+// the events around its step and every event of the messages it names.
+func (r *Report) violationsText() string {
+	var b strings.Builder
+	for _, group := range []struct {
+		title string
+		vs    []model.Violation
+	}{{"promised", r.Verdict.Violations}, {"not promised (information)", r.Verdict.Unpromised}} {
+		for _, x := range group.vs {
+			fmt.Fprintf(&b, "== %s (%s) at step %d, node %s\n%s\n", x.Invariant, group.title, x.Step, x.Node, x.Reason)
+			b.WriteString(r.excerpt(x))
+			b.WriteString("\n")
+		}
+	}
+	if b.Len() == 0 {
+		return "no violations\n"
+	}
+	return b.String()
+}
+
+// excerpt is the history around violation x.
+func (r *Report) excerpt(x model.Violation) string {
+	msgs := map[string]bool{}
+	for _, m := range msgRE.FindAllString(x.Reason, -1) {
+		msgs[m] = true
+	}
+	var b strings.Builder
+	evs := r.History.Events
+	for i := range evs {
+		e := &evs[i]
+		near := i >= x.Step-3 && i <= x.Step+1
+		if near || msgs[e.Msg] || msgs[e.Packet.Msg] || landmark(e) {
+			b.WriteString(FormatEvent(i, e) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// landmark reports the events every excerpt shows: crashes, restarts,
+// partitions and the phase markers.
+func landmark(e *model.Event) bool {
+	switch e.Kind {
+	case model.Crash, model.Restart, model.Partition, model.Heal, model.LivenessStart, model.Quiescent, model.Stuck, model.Failed:
+		return true
+	}
+	return false
+}
