@@ -17,6 +17,8 @@ type brokerConn struct {
 	sess      *brokerSession
 
 	keepAlive Duration // 1.5 x Keep Alive; 0 disables [MQTT-3.1.2-24]
+	serverKA  uint16   // the Server Keep Alive to announce in CONNACK (v5), 0 when none
+	who       accessClient
 	lastRecv  Time
 	kaTimer   TimerID
 

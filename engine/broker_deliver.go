@@ -51,8 +51,8 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 	b.resetFan()
 	b.matches = b.tree.match(m.topic(), b.matches[:0])
 	for _, sm := range b.matches {
-		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] {
-			continue // [MQTT-3.8.3-3]
+		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] || !b.mayReceive(sm.s, m.topic()) {
+			continue // [MQTT-3.8.3-3]; or the ACL denies the subscriber this topic
 		}
 		s := sm.s
 		out := brokerOut{msg: m, qos: min(qos, sm.opts.QoS)} // QoS downgrade [MQTT-3.8.4-8]

@@ -15,6 +15,11 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		return
 	}
 	s := c.sess
+	denied := !b.mayPublish(c, topic)
+	if denied && c.version == packet.V5 {
+		b.refusePublish(c, p)
+		return
+	}
 	if p.QoS == 2 {
 		if s.inbound.has(p.PacketID) {
 			b.sendAck(c, packet.PUBREC, p.PacketID) // [MQTT-4.3.3-10] not forwarded again
@@ -40,7 +45,9 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 		c.inQoS2++
 		b.beginInbound(s, p.PacketID, &msg, p.Retain)
 	}
-	b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)
+	if !denied { // a 3.1.1 client is acknowledged as usual; its message goes nowhere
+		b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)
+	}
 	if p.QoS == 2 {
 		b.endInbound(s, p.PacketID)
 	}

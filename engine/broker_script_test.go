@@ -27,7 +27,8 @@ import (
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
 //	open C                      ConnOpened for connection C
-//	connect C v5|v311 [id=X] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
+//	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE
+//	connect C v5|v311 [id=X] [user=U] [pass=P] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
 //	        [will=TOPIC:PAYLOAD:QOS[:retain][:delay=N]]
 //	publish C qN [id=N] [dup] [retain] [alias=N] [expiry=N] TOPIC PAYLOAD
 //	puback|pubrec|pubrel|pubcomp C ID [rc=HEX]
@@ -269,6 +270,9 @@ func bsRender(p packet.Packet) string {
 		if p.Props.Present.Has(packet.PropAssignedClientID) {
 			s += " assigned=" + p.Props.AssignedClientID
 		}
+		if p.Props.Present.Has(packet.PropServerKeepAlive) {
+			s += fmt.Sprintf(" serverka=%d", p.Props.ServerKeepAlive)
+		}
 		return s
 	case *packet.Publish:
 		s := fmt.Sprintf("PUBLISH q%d", p.QoS)
@@ -486,11 +490,42 @@ func (w *bsWorld) configure(args []string) error {
 				"resendwithoutdup": MutResendWithoutDup, "ignorereceivemax": MutIgnoreReceiveMax}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
+		case "maxka":
+			w.cfg.MaxKeepAlive = uint16(n)
+		case "anonymous", "passwd", "aclfile":
+			if err := w.configureAccess(k, v); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("unknown config key %q", k)
 		}
 	}
 	return w.cfg.Validate()
+}
+
+// configureAccess sets one Access field from a script's config line:
+// anonymous=true|false, passwd=FILE (a mosquitto password file under
+// testdata/broker), aclfile=FILE (a mosquitto ACL file there).
+func (w *bsWorld) configureAccess(k, v string) error {
+	if w.cfg.Access == nil {
+		w.cfg.Access = &Access{}
+	}
+	a := w.cfg.Access
+	if k == "anonymous" {
+		a.Anonymous = v == "true"
+		return nil
+	}
+	text, err := os.ReadFile(filepath.Join("testdata", "broker", v))
+	if err != nil {
+		return err
+	}
+	if k == "passwd" {
+		a.Users, err = ParsePasswordFile(string(text))
+		return err
+	}
+	a.ACL = true
+	a.Rules, err = ParseACLFile(string(text))
+	return err
 }
 
 func (w *bsWorld) checkStats(args []string) error {
@@ -611,6 +646,12 @@ func bsBuildConnect(args []string, opt func(string) (string, bool), has func(str
 		p.Version = packet.V311
 	}
 	p.ClientID, _ = opt("id")
+	if v, ok := opt("user"); ok {
+		p.HasUsername, p.Username = true, v
+	}
+	if v, ok := opt("pass"); ok {
+		p.HasPassword, p.Password = true, []byte(v)
+	}
 	u32 := func(s string) uint32 { n, _ := strconv.ParseUint(s, 10, 32); return uint32(n) }
 	if v, ok := opt("ka"); ok {
 		p.KeepAlive = uint16(u32(v))

@@ -14,7 +14,8 @@ const expiryNever = 0xFFFFFFFF
 type brokerSession struct {
 	id        string
 	version   packet.Version
-	expiry    uint32 // Session Expiry Interval, seconds
+	who       accessClient // who last connected to it, for the ACL's per-message read check
+	expiry    uint32       // Session Expiry Interval, seconds
 	conn      *brokerConn
 	offlineAt Time // when the session went offline; -1: online when last saved
 
@@ -65,6 +66,9 @@ func (b *Broker) handleConnect(c *brokerConn, p *packet.Connect) {
 	v5 := p.Version == packet.V5
 	if v5 && p.Props.Present.Has(packet.PropAuthMethod) {
 		b.refuse(c, packet.BadAuthenticationMethod, "enhanced authentication is not supported")
+		return
+	}
+	if !b.admit(c, p) {
 		return
 	}
 	id, assigned := p.ClientID, ""
@@ -140,6 +144,7 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 	}
 	s.conn, s.offlineAt = c, -1
 	c.sess, c.connected = s, true
+	s.who = c.who // the ACL of the client now behind the session
 	if p.Will != nil {
 		s.will = &brokerWill{msg: newBrokerMsg(&b.bytes, []byte(p.Will.Topic), p.Will.Payload, &p.Will.Props, v5), qos: p.Will.QoS, retain: p.Will.Retain}
 		s.will.msg.checked = true // decoded with the CONNECT
@@ -157,8 +162,8 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 			c.maxOut = p.Props.MaximumPacketSize
 		}
 	}
-	if p.KeepAlive > 0 {
-		c.keepAlive = Duration(p.KeepAlive) * Second * 3 / 2 // [MQTT-3.1.2-24]
+	if ka := b.keepAliveFor(c, p); ka > 0 {
+		c.keepAlive = Duration(ka) * Second * 3 / 2 // [MQTT-3.1.2-24]
 		c.kaTimer = b.setTimer(b.now+Time(c.keepAlive), brokerTimer{kind: timerKeepAlive, conn: c.id})
 	}
 }
@@ -175,6 +180,11 @@ func (b *Broker) sendConnack(c *brokerConn, sp bool, assigned string) {
 		if b.cfg.TopicAliasMaximum > 0 {
 			pr.Present = pr.Present.With(packet.PropTopicAliasMaximum)
 			pr.TopicAliasMaximum = b.cfg.TopicAliasMaximum
+		}
+		if c.serverKA > 0 {
+			// [MQTT-3.2.2-21] the client uses this Keep Alive instead of its own.
+			pr.Present = pr.Present.With(packet.PropServerKeepAlive)
+			pr.ServerKeepAlive = c.serverKA
 		}
 		if assigned != "" {
 			pr.Present = pr.Present.With(packet.PropAssignedClientID)

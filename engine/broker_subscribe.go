@@ -33,10 +33,11 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 			reasons[i] = packet.SharedSubsNotSupported
 			continue
 		case !validFilter(sub.Filter):
-			reasons[i] = packet.V3SubackFailure
-			if v5 {
-				reasons[i] = packet.TopicFilterInvalid
-			}
+			reasons[i] = pick(v5, packet.TopicFilterInvalid, packet.V3SubackFailure)
+			continue
+		case !b.maySubscribe(c, sub.Filter):
+			// v5 SUBACK 0x87 Not authorized; 3.1.1 0x80 Failure.
+			reasons[i] = pick(v5, packet.NotAuthorized, packet.V3SubackFailure)
 			continue
 		}
 		o := subOptions{QoS: min(sub.QoS, 2), NoLocal: sub.NoLocal, RetainAsPublished: sub.RetainAsPublished, RetainHandling: sub.RetainHandling}
@@ -65,7 +66,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 				b.delRetained(t)
 				continue
 			}
-			if filterMatches(sub.Filter, r.msg.topic()) {
+			if filterMatches(sub.Filter, r.msg.topic()) && b.mayReceive(s, r.msg.topic()) {
 				// [MQTT-3.3.1-8] retained messages go out with RETAIN=1.
 				b.enqueue(s, brokerOut{msg: r.msg, qos: min(r.qos, sub.QoS), retain: true})
 			}

@@ -54,6 +54,16 @@ type BrokerConfig struct {
 	// TopicAliasMaximum is the highest topic alias a v5 client may use
 	// towards the broker (0: none).
 	TopicAliasMaximum uint16
+	// MaxKeepAlive is the longest Keep Alive the broker lets a client use,
+	// in seconds (0: no limit). A v5 client that asks for more, or for none,
+	// is told MaxKeepAlive as Server Keep Alive in CONNACK [MQTT-3.2.2-21];
+	// a 3.1.1 client, which has no way to be told, is refused with return
+	// code 0x02 as mosquitto does. Either way the broker enforces 1.5 times
+	// the Keep Alive in force [MQTT-3.1.2-24].
+	MaxKeepAlive uint16
+	// Access is the authentication and authorization: nil lets every
+	// client connect, publish and subscribe.
+	Access *Access
 	// AssignedIDPrefix prefixes the client ids the broker assigns to v5
 	// clients that connect with an empty one.
 	AssignedIDPrefix string
@@ -124,6 +134,13 @@ func (c BrokerConfig) Validate() error {
 	}
 	if c.AssignedIDPrefix == "" {
 		return bad("AssignedIDPrefix is empty")
+	}
+	if c.Access != nil {
+		for i, r := range c.Access.Rules {
+			if !validFilter(r.Topic) || r.Access == 0 || r.Access > ACLReadWrite|ACLDeny {
+				return bad("Access.Rules[%d] (topic %q, access %d) is not a valid rule", i, r.Topic, r.Access)
+			}
+		}
 	}
 	return nil
 }

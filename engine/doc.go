@@ -13,6 +13,16 @@
 // Durable state leaves the engine only as Persist actions and comes back only
 // through NewClient/NewBroker(cfg, restored): that is the reboot path.
 //
+// Access. A broker with BrokerConfig.Access authenticates CONNECTs against a
+// mosquitto password file (PBKDF2-SHA512 or salted SHA-512 hashes) and
+// authorizes SUBSCRIBE, PUBLISH and each delivered message against a mosquitto
+// ACL file (user, topic and pattern lines; deny wins). Refusals carry the
+// version's code: CONNACK 0x86/0x87 (v5) or return code 4/5 (3.1.1); SUBACK
+// 0x87 (v5) or 0x80 (3.1.1); PUBACK/PUBREC 0x87 (v5), while a 3.1.1 publisher,
+// which cannot be told, is acknowledged and its message dropped.
+// BrokerConfig.MaxKeepAlive caps the Keep Alive (announced to v5 clients as
+// Server Keep Alive).
+//
 // Policies select between the legacy behaviours of the three seed pull
 // requests and their fixes; every legacy knob's name starts with Legacy.
 package engine
