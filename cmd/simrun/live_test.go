@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // liveRun runs simrun live with a fresh run directory and short bounds
@@ -78,4 +84,187 @@ func TestLiveUsage(t *testing.T) {
 			t.Errorf("%v: stderr lacks %q:\n%s", c.args, c.want, r.stderr)
 		}
 	}
+}
+
+// mosquittoSub and mosquittoPub are the external client templates of the
+// tests and the README: Debian's mosquitto_sub as a persistent subscriber
+// with a fixed client id, mosquitto_pub once per message.
+const (
+	mosquittoSub = "mosquitto_sub -h 127.0.0.1 -p {port} -c -i {id} -q {qos} -t {topic} -v"
+	mosquittoPub = "mosquitto_pub -h 127.0.0.1 -p {port} -i {id} -q {qos} -t {topic} -m {msg}"
+)
+
+// requireMosquitto fails under CI (which installs them) and skips elsewhere
+// when the mosquitto programs are missing.
+func requireMosquitto(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{"mosquitto", "mosquitto_sub", "mosquitto_pub"} {
+		if _, err := exec.LookPath(p); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + p); err == nil {
+				continue
+			}
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s not installed (CI installs mosquitto and mosquitto-clients)", p)
+			}
+			t.Skipf("%s not installed: apt-get install -y mosquitto mosquitto-clients", p)
+		}
+	}
+}
+
+// TestLiveMosquittoBrokerClientFaults (acceptance): Debian's mosquitto
+// (persistence on, its default autosave) judged with our clients under
+// client faults only keeps every promise.
+func TestLiveMosquittoBrokerClientFaults(t *testing.T) {
+	t.Parallel()
+	requireMosquitto(t)
+	r, dir := liveRun(t, "-seed", "11", "-broker", "mosquitto", "-faults", "client-kill,cut,blackhole")
+	r.want(t, exitOK)
+	conf, err := os.ReadFile(filepath.Join(dir, "data/broker/mosquitto.conf"))
+	if err != nil || !strings.Contains(string(conf), "persistence true") {
+		t.Errorf("mosquitto.conf not written from the template (%v):\n%s", err, conf)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "logs/broker.log")); !strings.Contains(string(log), "mosquitto") {
+		t.Errorf("broker log lacks mosquitto's output:\n%.500s", log)
+	}
+}
+
+// TestLiveCanarySubscriberCaught (canary): a subscriber that acks and then
+// drops every 10th message is caught as NoLoss, even when the promises are
+// those of mosquitto's clients (ack before the application) and the
+// connections are cut: no subscriber crashed, so nothing excuses a loss.
+func TestLiveCanarySubscriberCaught(t *testing.T) {
+	t.Parallel()
+	requireMosquitto(t)
+	r, _ := liveRun(t, "-seed", "13", "-faults", "cut", "-promise", "mosquitto-clients",
+		"-subscriber", "sh testdata/live/drop-every-10th.sh {port} {id} {topic} {qos}", "-liveness", "3s")
+	r.want(t, exitViolation)
+	if !strings.Contains(r.stdout, "VIOLATION    NoLoss") {
+		t.Errorf("the canary was not caught as NoLoss:\n%s", r.stdout)
+	}
+}
+
+// TestLiveInterruptLeavesNoOrphans: SIGINT to a running simrun live (a
+// child process, with mosquitto_sub subjects that fork nothing further but
+// run in their own process groups) kills every process it started, exits
+// 130 and still writes the run directory. The test process becomes a
+// child subreaper, so an orphan would be reparented to it and found.
+func TestLiveInterruptLeavesNoOrphans(t *testing.T) {
+	requireMosquitto(t)
+	if err := setSubreaper(); err != nil {
+		t.Fatalf("prctl(PR_SET_CHILD_SUBREAPER): %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(exe, "live", "-out", dir, "-duration", "60s", "-seed", "17", "-faults", "client-pause,cut",
+		"-subscriber", mosquittoSub, "-fault-interval", "300ms")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "faults scheduled") && !once {
+				once = true
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("simrun live did not start its run within 30 s")
+	}
+	if n := len(descendants(t)); n < 4 { // the tester, broker, two subscribers
+		t.Fatalf("only %d live processes under the test before the interrupt", n)
+	}
+	time.Sleep(time.Second) // let faults and traffic happen (not a timing assertion)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	select {
+	case <-waitErr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("simrun live did not exit within 30 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit %d after SIGINT, want %d", code, exitInterrupted)
+	}
+	if left := descendants(t); len(left) > 0 {
+		t.Errorf("processes left behind after the interrupt: %v", left)
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.txt"))
+	if err != nil || !strings.Contains(string(sum), "INTERRUPTED") {
+		t.Errorf("summary.txt after the interrupt (%v):\n%s", err, sum)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "history.jsonl")); err != nil {
+		t.Errorf("no history.jsonl after the interrupt: %v", err)
+	}
+}
+
+// setSubreaper makes this process the reaper of its orphaned descendants.
+func setSubreaper() error {
+	const prSetChildSubreaper = 36
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// descendants lists the live (not zombie) processes below this test
+// process, as "pid cmdline".
+func descendants(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, live := map[string]string{}, map[string]bool{}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(l, "PPid:"); ok {
+				parent[e.Name()] = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(l, "State:"); ok {
+				live[e.Name()] = !strings.HasPrefix(strings.TrimSpace(v), "Z")
+			}
+		}
+	}
+	me := strconv.Itoa(os.Getpid())
+	below := func(pid string) bool {
+		for i := 0; i < 64 && pid != "" && pid != "0"; i++ {
+			if pid = parent[pid]; pid == me {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for pid := range parent {
+		if live[pid] && below(pid) {
+			cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			out = append(out, pid+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
