@@ -61,6 +61,13 @@ func check(x *index, opts Options) []Violation {
 			out = append(out, c.fn(x)...)
 		}
 	}
+	if want&routingSet != 0 {
+		for _, v := range checkRouting(x) {
+			if want.Has(v.Invariant) {
+				out = append(out, v)
+			}
+		}
+	}
 	var tcs []trackedCheck
 	for _, c := range tracked {
 		if want.Has(c.inv) {

@@ -8,7 +8,7 @@
 // per node and peer, application events (Accepted, Acknowledged, Delivered,
 // Subscribed, ...), faults (Crash, Restart, StateLost, Partition) and the
 // liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
-// and the live TCP recorder both produce it. Check runs the nine invariant
+// and the live TCP recorder both produce it. Check runs the invariant
 // checks and returns Violations sorted by step (the index in History.Events),
 // each with the node at fault, a readable reason citing the spec ids, and
 // Events: the indexes of the events it rests on (the breach, and the first
@@ -64,6 +64,23 @@
 //	Order           first deliveries per publisher, topic and QoS follow accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
 //	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5]
+//	GrantedQoS      each copy at min(publish QoS, max QoS granted to the client's matching filters), retained copies too [MQTT-3.8.4-8] [MQTT-3.3.4-2]
+//	Unsubscribe     nothing received after the UNSUBACK of a client's last matching filter reaches it; a resubscribe brings delivery back (NoLoss) [MQTT-3.10.4-2]
+//	Overlap         one copy per publication and client, however many filters match [MQTT-3.3.4-2]
+//	Retained        a SUBACK brings each matching topic's last retained message (RETAIN=1) per Retain Handling, across broker restarts; never a cleared or replaced one; live copies RETAIN=0 unless Retain As Published [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
+//	MessageExpiry   no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+//
+// The last five are judged in one pass over the broker's own packets
+// (routing.go): the subscriptions it acknowledged (SUBSCRIBE and UNSUBSCRIBE
+// of one filter, with their options: Packet.Opts, and the SUBACK's granted
+// QoS in Packet.Reason), the retained message of each topic, and the copies
+// each PUBLISH it received owes each client. Doubt goes to the broker: an
+// unacknowledged SUBSCRIBE or UNSUBSCRIBE may or may not have taken
+// effect, a client that sends requests of several filters is not judged, a
+// retained message a broker crash may have lost is not owed, and an owed
+// retained copy must be sent only while the connection and the broker stay
+// up (judged when a liveness phase ran). PUBLISHes the broker cannot tie to
+// a publication (will messages) are not judged.
 //
 // # Promises
 //
@@ -83,8 +100,8 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
 //
@@ -104,8 +121,9 @@
 // state forgets delivered ids, so the broker's resent PUBLISH is delivered
 // again; even durable state leaves the window between the app's durable
 // write and the engine's persisted PUBREC; a broker that loses or rolls back
-// state loses queued messages, re-forwards QoS2 messages, and may resend or
-// reuse ids it forgot; an unknown PUBREL or PUBREC — which any lost
+// state loses queued messages, re-forwards QoS2 messages, may resend or
+// reuse ids it forgot, and routes by the subscriptions and retained
+// messages it rolled back to; an unknown PUBREL or PUBREC — which any lost
 // connection can produce when a PUBCOMP is lost and the PUBREL resent — fails
 // a legacy receiver for good (coreMQTT #271), so it answers nothing, gets
 // stuck and delivers nothing more.

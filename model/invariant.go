@@ -43,6 +43,25 @@ const (
 	// SessionPresent: Session Present is honoured by both sides
 	// [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5] (invariant 8).
 	SessionPresent
+	// GrantedQoS: the broker sends each copy at min(publish QoS, the
+	// maximum QoS granted to the client's matching filters) [MQTT-3.8.4-8]
+	// [MQTT-3.3.4-2] (see routing.go).
+	GrantedQoS
+	// Unsubscribe: nothing the broker receives after the UNSUBACK of a
+	// client's last matching filter reaches that client [MQTT-3.10.4-2].
+	Unsubscribe
+	// Overlap: one copy per publication and client, however many of its
+	// subscriptions match [MQTT-3.3.4-2].
+	Overlap
+	// Retained: a SUBACK brings the last retained message of each matching
+	// topic with RETAIN=1 as Retain Handling asks, never a cleared or
+	// replaced one [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10]
+	// [MQTT-3.3.1-11] [MQTT-3.3.1-12].
+	Retained
+	// MessageExpiry: no first send after the Message Expiry Interval ran
+	// out, and the interval forwarded is what remains [MQTT-3.3.2-5]
+	// [MQTT-3.3.2-6].
+	MessageExpiry
 
 	numInvariants = iota
 )
@@ -57,6 +76,11 @@ var invariantNames = [...]string{
 	Order:           "Order",
 	NoStuck:         "NoStuck",
 	SessionPresent:  "SessionPresent",
+	GrantedQoS:      "GrantedQoS",
+	Unsubscribe:     "Unsubscribe",
+	Overlap:         "Overlap",
+	Retained:        "Retained",
+	MessageExpiry:   "MessageExpiry",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -21,6 +21,9 @@ func Promises(p Policy, f Faults) Set {
 		// A stale or empty broker may resend what it already completed or
 		// reuse ids it forgot were in flight.
 		s = s.Without(Retransmit).Without(PacketIDUnique).Without(Order)
+		// A broker that rolled back or lost its subscriptions and retained
+		// messages routes by stale ones.
+		s &^= routingSet
 	}
 	if p.Retransmit != RetransmitDurable && f.PublisherCrashes > 0 {
 		// A rebooted publisher forgot its in-flight ids and messages.

@@ -1,0 +1,538 @@
+package model
+
+import "fmt"
+
+// The routing checks judge what the broker sends each client against the
+// subscriptions and retained messages the broker itself acknowledged: one
+// pass (checkRouting) follows, from the broker's own events, each client's
+// subscriptions (its Received SUBSCRIBE/UNSUBSCRIBE of one filter and its
+// Sent SUBACK/UNSUBACK), the retained message of each topic (its Received
+// PUBLISHes with RETAIN=1) and the copies each Received PUBLISH owes each
+// client, and matches every first (DUP=0) PUBLISH the broker sends a
+// client to the copy it is:
+//
+//	GrantedQoS     a copy goes at min(publish QoS, the maximum QoS granted to the client's matching filters) [MQTT-3.8.4-8] [MQTT-3.3.4-2]
+//	Unsubscribe    nothing published after the UNSUBACK of a client's last matching filter reaches it [MQTT-3.10.4-2]
+//	Overlap        one copy per publication and client, however many of its filters match [MQTT-3.3.4-2]
+//	Retained       a SUBACK brings the topic's last retained message with RETAIN=1 per Retain Handling, never a cleared or replaced one [MQTT-3.3.1-5] [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
+//	MessageExpiry  no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+//
+// Doubt is resolved for the broker: a subscription whose SUBSCRIBE the
+// broker received but did not yet acknowledge may or may not exist (and so
+// for an UNSUBSCRIBE not yet acknowledged); a client that sent a SUBSCRIBE
+// or UNSUBSCRIBE of several filters is not judged; a topic whose retained
+// message a broker crash may have lost or kept is not judged until its next
+// retained PUBLISH; a PUBLISH the broker cannot tie to a publication
+// (a will message) is not judged.
+var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry)
+
+// routingEvents are the events checkRouting reads.
+var routingEvents = eventSet{
+	kinds:    kindBits(Crash, ConnClosed, Connected),
+	sent:     typeBits(PUBLISH, SUBACK, UNSUBACK, CONNACK, PUBACK, PUBREC),
+	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE),
+}.codes()
+
+// routeSub is a subscription of a client as far as the broker's events
+// tell: maybe while its SUBSCRIBE (or an UNSUBSCRIBE of it) awaits its ack;
+// lo and hi bound the QoS granted.
+type routeSub struct {
+	maybe  bool
+	lo, hi uint8
+	opts   uint8
+}
+
+// routeClient is one client's subscriptions, pending requests and the
+// copies it is owed.
+type routeClient struct {
+	subs     map[string]*routeSub
+	unknown  bool                // a request of several filters: not judged
+	pending  map[uint16]routeReq // SUBSCRIBE/UNSUBSCRIBE by packet id, awaiting ack
+	copyIdx  keyTab              // index in copies
+	copies   []routeCopy
+	owed     []int32 // copies whose retained copy must be sent
+	v5       bool
+	judgedBy bool // subscribed at some point (listed in routeState.judged)
+}
+
+// routeReq is a SUBSCRIBE or UNSUBSCRIBE awaiting its ack, and whether its
+// filter's subscription existed when it came (surely, or maybe).
+type routeReq struct {
+	p                Packet
+	existed, doubted bool
+}
+
+// routeKey names the copies of one message for a client; topic tells apart
+// messages without an id (empty payloads).
+type routeKey struct {
+	msg   int32
+	topic string
+}
+
+// routeCopy is what a client is owed of a message: live copies (one per
+// Received PUBLISH that matched) and a retained copy (after a SUBACK).
+type routeCopy struct {
+	recvAt   int64 // time the broker last received it
+	owedAt   int64 // time the broker received the retained message owed
+	expiry   uint32
+	owedExp  uint32
+	msg      int32 // the message's id
+	live     int32 // live copies not yet sent
+	owedStep int32 // the SUBACK that owed a retained copy
+	lo, hi   uint8 // the live copies' QoS bounds
+	owedQoS  uint8 // the retained copy's QoS
+	matched  bool  // some publication of it matched a subscription of the client
+	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
+	owed     bool  // a retained copy is owed
+	must     bool  // ... and must be sent (no crash or connection end since)
+}
+
+// routeRetained is the retained message of a topic.
+type routeRetained struct {
+	msg     int32
+	qos     uint8
+	at      int64
+	expiry  uint32
+	doubt   bool // a broker crash may have kept an older one or lost it
+	settled bool // the broker acked it (QoS 0: received another packet since)
+}
+
+// routeState is checkRouting's state.
+type routeState struct {
+	x        *index
+	clients  []routeClient
+	judged   []int32 // client ids with state, in first-seen order
+	retained map[string]*routeRetained
+	routed   keyTab            // each message's last publication step
+	unacked  map[uint64]string // publisher<<16|id -> topic of a retained PUBLISH not yet acked
+	unsynced []*routeRetained  // QoS 0 retained messages of the broker's current step
+	out      []Violation
+}
+
+// checkRouting runs the routing pass (see routingSet).
+func checkRouting(x *index) []Violation {
+	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{},
+		routed: newKeyTab(x), unacked: map[uint64]string{}}
+	for i, k := range x.kinds {
+		if routingEvents.has(k) {
+			s.step(i, &x.h.Events[i])
+		}
+	}
+	s.finish()
+	return s.out
+}
+
+func (s *routeState) add(i int, inv Invariant, node, format string, args ...any) {
+	s.out = append(s.out, Violation{Step: i, Invariant: inv, Node: node, Reason: fmt.Sprintf(format, args...)})
+}
+
+// client returns the state of client id c, which subscribes.
+func (s *routeState) client(c int32) *routeClient {
+	r := &s.clients[c]
+	if !r.judgedBy {
+		r.judgedBy, r.subs, r.pending, r.copyIdx = true, map[string]*routeSub{}, map[uint16]routeReq{}, newKeyTab(s.x)
+		s.judged = append(s.judged, c)
+	}
+	return r
+}
+
+func (s *routeState) step(i int, e *Event) {
+	d := &s.x.ev[i]
+	switch e.Kind {
+	case Received:
+		if d.node == brokerID {
+			s.brokerReceived(i, e)
+		}
+	case Sent:
+		if d.node == brokerID {
+			s.brokerSent(i, e)
+		}
+	case Connected:
+		s.clients[d.node].v5 = e.Version >= 5
+	case Crash:
+		s.crash(d.node)
+	case ConnClosed:
+		s.connEnded(d.node)
+		if d.node == brokerID {
+			s.connEnded(s.x.peerOf(i))
+		}
+	}
+}
+
+func (s *routeState) brokerReceived(i int, e *Event) {
+	// The broker takes one packet per step: the steps before this one
+	// completed, and with them their writes.
+	for _, r := range s.unsynced {
+		r.settled = true
+	}
+	s.unsynced = s.unsynced[:0]
+	c := s.x.peerOf(i)
+	p := &e.Packet
+	switch p.Type {
+	case SUBSCRIBE, UNSUBSCRIBE:
+		s.request(s.client(c), p)
+	case PUBLISH:
+		s.route(i, c, e)
+	}
+}
+
+// request notes a SUBSCRIBE or UNSUBSCRIBE the broker received.
+func (s *routeState) request(r *routeClient, p *Packet) {
+	if p.Filter == "" {
+		r.unknown = true
+		return
+	}
+	sub := r.subs[p.Filter]
+	r.pending[p.ID] = routeReq{p: *p, existed: sub != nil && !sub.maybe, doubted: sub != nil && sub.maybe}
+	switch {
+	case p.Type == UNSUBSCRIBE && sub != nil:
+		sub.maybe = true
+	case p.Type == SUBSCRIBE && sub != nil:
+		sub.lo, sub.hi = min(sub.lo, p.QoS), max(sub.hi, p.QoS)
+	case p.Type == SUBSCRIBE:
+		r.subs[p.Filter] = &routeSub{maybe: true, lo: p.QoS, hi: p.QoS, opts: p.Opts}
+	}
+}
+
+func (s *routeState) brokerSent(i int, e *Event) {
+	c := s.x.peerOf(i)
+	p := &e.Packet
+	switch p.Type {
+	case SUBACK:
+		s.suback(i, c, e)
+	case UNSUBACK:
+		r := &s.clients[c]
+		if req, ok := r.pending[p.ID]; ok && req.p.Type == UNSUBSCRIBE {
+			delete(r.pending, p.ID)
+			delete(r.subs, req.p.Filter)
+		}
+	case CONNACK:
+		if !p.Sessions && p.Reason < 0x80 && s.clients[c].judgedBy {
+			s.discard(c)
+		}
+	case PUBACK, PUBREC:
+		if t, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
+			delete(s.unacked, uint64(c)<<16|uint64(p.ID))
+			if r := s.retained[t]; r != nil && p.Reason < 0x80 {
+				r.settled = true
+			}
+		}
+	case PUBLISH:
+		if !p.Dup {
+			s.judgeSend(i, c, e)
+		}
+	}
+}
+
+// discard forgets a client's session: the broker started a new one.
+func (s *routeState) discard(c int32) {
+	r := s.client(c)
+	clear(r.subs)
+	clear(r.pending)
+	r.copyIdx.reset()
+	r.unknown, r.owed, r.copies = false, r.owed[:0], r.copies[:0]
+}
+
+// suback installs the granted subscription and owes the retained messages
+// its Retain Handling asks for.
+func (s *routeState) suback(i int, c int32, e *Event) {
+	r := &s.clients[c]
+	p := &e.Packet
+	pr, ok := r.pending[p.ID]
+	if !r.judgedBy || !ok || pr.p.Type != SUBSCRIBE {
+		return
+	}
+	req := &pr.p
+	delete(r.pending, p.ID)
+	if p.Reason >= 0x80 {
+		if !pr.existed && !pr.doubted {
+			delete(r.subs, req.Filter) // refused: never existed
+		}
+		return
+	}
+	existed, doubtful := pr.existed, pr.doubted
+	r.subs[req.Filter] = &routeSub{lo: p.Reason, hi: p.Reason, opts: req.Opts}
+	rh := req.RetainHandling()
+	if rh == 2 || (rh == 1 && existed) {
+		return
+	}
+	for t, ret := range s.retained {
+		if !Matches(req.Filter, t) || ret.msg < 0 {
+			continue
+		}
+		ci := r.copyOf(routeKey{msg: ret.msg, topic: topicKey(ret.msg, t)})
+		cp := &r.copies[ci]
+		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
+		cp.owed, cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = true, int32(i), min(ret.qos, p.Reason), ret.at, ret.expiry
+		cp.must = !ret.doubt && ret.settled && !expired && !doubtful
+		if cp.must {
+			r.owed = append(r.owed, ci)
+		}
+	}
+}
+
+// keyTab maps routeKeys to int32: a slice by message id, and a map by
+// topic for the messages without an id.
+type keyTab struct {
+	byMsg   []int32 // 1 + value, 0 unset
+	byTopic map[string]int32
+}
+
+func newKeyTab(x *index) keyTab { return keyTab{byMsg: make([]int32, len(x.msgs))} }
+
+func (t *keyTab) get(k routeKey) (int32, bool) {
+	if k.msg != 0 {
+		v := t.byMsg[k.msg]
+		return v - 1, v != 0
+	}
+	v, ok := t.byTopic[k.topic]
+	return v, ok
+}
+
+func (t *keyTab) set(k routeKey, v int32) {
+	if k.msg != 0 {
+		t.byMsg[k.msg] = v + 1
+		return
+	}
+	if t.byTopic == nil {
+		t.byTopic = map[string]int32{}
+	}
+	t.byTopic[k.topic] = v
+}
+
+func (t *keyTab) reset() {
+	clear(t.byMsg)
+	clear(t.byTopic)
+}
+
+// topicKey is the topic part of a routeKey: the topic for a message
+// without an id, else "".
+func topicKey(msg int32, topic string) string {
+	if msg == 0 {
+		return topic
+	}
+	return ""
+}
+
+// copyOf returns the index in r.copies of k's entry, adding it.
+func (r *routeClient) copyOf(k routeKey) int32 {
+	i, ok := r.copyIdx.get(k)
+	if !ok {
+		i = int32(len(r.copies))
+		r.copies = append(r.copies, routeCopy{msg: k.msg})
+		r.copyIdx.set(k, i)
+	}
+	return i
+}
+
+// find returns k's entry, or nil.
+func (r *routeClient) find(k routeKey) *routeCopy {
+	if i, ok := r.copyIdx.get(k); ok {
+		return &r.copies[i]
+	}
+	return nil
+}
+
+// route is a PUBLISH the broker received from client from: it updates the
+// retained store and owes each client whose subscriptions match a copy.
+func (s *routeState) route(i int, from int32, e *Event) {
+	p := &e.Packet
+	msg := s.x.ev[i].msg
+	if p.Retain {
+		s.storeRetained(from, msg, e)
+	}
+	s.routed.set(routeKey{msg: msg, topic: topicKey(msg, p.Topic)}, int32(i))
+	for _, c := range s.judged {
+		r := &s.clients[c]
+		if r.unknown {
+			continue
+		}
+		var lo, hi uint8
+		matched, definite, noLocal, rap := false, false, false, false
+		for f, sub := range r.subs {
+			if !Matches(f, p.Topic) {
+				continue
+			}
+			matched, hi, rap = true, max(hi, sub.hi), rap || sub.opts&OptRetainAsPublished != 0
+			noLocal = noLocal || sub.opts&OptNoLocal != 0
+			if !sub.maybe {
+				definite, lo = true, max(lo, sub.lo)
+			}
+		}
+		if noLocal && c == from {
+			continue // No Local: not judged here
+		}
+		if !matched {
+			continue // a copy sent anyway is judged by Unsubscribe
+		}
+		k := routeKey{msg: msg, topic: topicKey(msg, p.Topic)}
+		if !definite {
+			lo = 0
+		}
+		cp := &r.copies[r.copyOf(k)]
+		if cp.live == 0 {
+			cp.lo, cp.hi = min(p.QoS, lo), min(p.QoS, hi)
+		} else {
+			cp.lo, cp.hi = min(cp.lo, p.QoS, lo), max(cp.hi, min(p.QoS, hi))
+		}
+		cp.live++
+		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
+		cp.recvAt, cp.expiry = e.Time, p.Expiry
+	}
+}
+
+// storeRetained applies a retained PUBLISH to the topic's retained message:
+// an empty payload clears it [MQTT-3.3.1-6].
+func (s *routeState) storeRetained(from, msg int32, e *Event) {
+	p := &e.Packet
+	if p.Payload == "" {
+		if r := s.retained[p.Topic]; r != nil {
+			*r = routeRetained{msg: -1}
+		}
+	} else {
+		s.retained[p.Topic] = &routeRetained{msg: msg, qos: p.QoS, at: e.Time, expiry: p.Expiry}
+	}
+	if p.QoS > 0 {
+		s.unacked[uint64(from)<<16|uint64(p.ID)] = p.Topic
+	} else if r := s.retained[p.Topic]; r != nil {
+		s.unsynced = append(s.unsynced, r)
+	}
+}
+
+// crash: a broker crash puts every retained message the broker may not
+// have made durable in doubt and frees every owed copy from having to be
+// sent; a client's crash frees its own.
+func (s *routeState) crash(node int32) {
+	if node != brokerID {
+		s.connEnded(node)
+		return
+	}
+	for _, r := range s.retained {
+		if !r.settled {
+			r.doubt = true
+		}
+	}
+	clear(s.unacked)
+	s.unsynced = s.unsynced[:0]
+	for _, c := range s.judged {
+		s.connEnded(c)
+	}
+}
+
+// connEnded: the client's owed retained copies need not be sent any more
+// (a QoS 0 copy dies with the connection).
+func (s *routeState) connEnded(c int32) {
+	r := &s.clients[c]
+	for _, ci := range r.owed {
+		r.copies[ci].must = false
+	}
+	r.owed = r.owed[:0]
+}
+
+// judgeSend matches a first PUBLISH to client c with the copy it is.
+func (s *routeState) judgeSend(i int, c int32, e *Event) {
+	r := &s.clients[c]
+	if !r.judgedBy || r.unknown {
+		return
+	}
+	p := &e.Packet
+	msg := s.x.ev[i].msg
+	k := routeKey{msg: msg, topic: topicKey(msg, p.Topic)}
+	cp := r.find(k)
+	peer := e.Peer
+	switch {
+	case cp == nil && !p.Retain:
+		s.judgeUnmatched(i, k, e)
+	case cp == nil:
+		if !s.doubtful(p.Topic) {
+			s.add(i, Retained, BrokerNode, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
+				p.Msg, p.Topic, peer)
+		}
+	case p.Retain && cp.owed:
+		cp.owed, cp.must = false, false
+		if p.QoS != cp.owedQoS {
+			s.add(i, GrantedQoS, BrokerNode, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
+		}
+		s.judgeExpiry(i, e, cp.owedAt, cp.owedExp, r.v5)
+	case cp.live > 0:
+		cp.live--
+		if p.QoS < cp.lo || p.QoS > cp.hi {
+			s.add(i, GrantedQoS, BrokerNode, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
+				p.Msg, peer, p.QoS, qosRange(cp.lo, cp.hi))
+		}
+		if p.Retain && !cp.rap && !s.doubtful(p.Topic) {
+			s.add(i, Retained, BrokerNode, "msg %q forwarded to %s on an established subscription with RETAIN=1 and no Retain As Published [MQTT-3.3.1-12] (3.1.1 [MQTT-3.3.1-9])", p.Msg, peer)
+		}
+		s.judgeExpiry(i, e, cp.recvAt, cp.expiry, r.v5)
+	case cp.matched:
+		s.add(i, Overlap, BrokerNode, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
+	default:
+		s.judgeUnmatched(i, k, e)
+	}
+}
+
+// judgeUnmatched judges a first copy of a message that matched none of the
+// client's subscriptions: a publication the pass saw owed it nothing (one
+// it did not see is a will message).
+func (s *routeState) judgeUnmatched(i int, k routeKey, e *Event) {
+	if at, ok := s.routed.get(k); ok {
+		s.add(i, Unsubscribe, BrokerNode, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
+			e.Packet.Msg, e.Peer, e.Packet.Topic, at)
+	}
+}
+
+// doubtful reports whether a broker crash left the topic's retained message
+// in doubt.
+func (s *routeState) doubtful(topic string) bool {
+	r := s.retained[topic]
+	return r != nil && r.doubt
+}
+
+// judgeExpiry judges a first send of a message the broker received at
+// recvAt with Message Expiry Interval expiry (seconds, 0 none).
+func (s *routeState) judgeExpiry(i int, e *Event, recvAt int64, expiry uint32, v5 bool) {
+	if expiry == 0 {
+		return
+	}
+	p := &e.Packet
+	left := recvAt + int64(expiry)*1e9 - e.Time
+	if left < 0 {
+		s.add(i, MessageExpiry, BrokerNode, "msg %q first sent to %s %dms after its Message Expiry Interval of %ds ran out [MQTT-3.3.2-5]",
+			p.Msg, e.Peer, -left/1e6, expiry)
+		return
+	}
+	most := uint32((left + 1e9 - 1) / 1e9)
+	switch {
+	case p.Expiry > most:
+		s.add(i, MessageExpiry, BrokerNode, "msg %q sent to %s with Message Expiry Interval %ds after waiting %dms of its %ds: at most %ds remain [MQTT-3.3.2-6]",
+			p.Msg, e.Peer, p.Expiry, (e.Time-recvAt)/1e6, expiry, most)
+	case p.Expiry == 0 && v5 && most > 0:
+		s.add(i, MessageExpiry, BrokerNode, "msg %q sent to v5 client %s without the Message Expiry Interval it was published with [MQTT-3.3.2-6]", p.Msg, e.Peer)
+	}
+}
+
+// qosRange formats a QoS range: "QoS 1" or "QoS 0 to 2".
+func qosRange(lo, hi uint8) string {
+	if lo == hi {
+		return fmt.Sprintf("QoS %d", lo)
+	}
+	return fmt.Sprintf("QoS %d to %d", lo, hi)
+}
+
+// finish reports retained copies owed and never sent, once a liveness phase
+// ran (the world had time to send them).
+func (s *routeState) finish() {
+	if s.x.liveness < 0 {
+		return
+	}
+	for _, c := range s.judged {
+		r := &s.clients[c]
+		for _, ci := range r.owed {
+			if cp := &r.copies[ci]; cp.owed && cp.must {
+				cp.must = false // reported once
+				s.add(int(cp.owedStep), Retained, BrokerNode, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
+					s.x.nodes[c], s.x.msgs[cp.msg])
+			}
+		}
+	}
+}

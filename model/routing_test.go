@@ -1,0 +1,159 @@
+package model
+
+import "testing"
+
+// rb builds routing histories: hb with a clock (seconds) stamped on each
+// event it adds.
+type rb struct {
+	hb
+	now int64
+}
+
+func newRB() *rb { return &rb{} }
+
+func (b *rb) at(sec int64) *rb { b.now = sec * 1e9; return b }
+
+func (b *rb) add(e Event) *rb {
+	e.Time = b.now
+	b.h.Add(e)
+	return b
+}
+
+func (b *rb) xfer(from, to string, p Packet) *rb {
+	b.add(Event{Kind: Sent, Node: from, Peer: to, Packet: p})
+	return b.add(Event{Kind: Received, Node: to, Peer: from, Packet: p})
+}
+
+// conn connects node (v5 unless v3) with Session Present sp.
+func (b *rb) conn(node string, sp bool) *rb {
+	b.add(Event{Kind: ConnOpened, Node: node, Peer: BrokerNode}).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: node})
+	b.xfer(node, BrokerNode, Packet{Type: CONNECT})
+	b.xfer(BrokerNode, node, Packet{Type: CONNACK, Sessions: sp})
+	return b.add(Event{Kind: Connected, Node: node, Peer: BrokerNode, SessionPresent: sp, HadState: sp, Version: 5})
+}
+
+// sub subscribes node to filter: requested QoS q, granted g, options opts.
+func (b *rb) sub(node string, id uint16, filter string, q, g, opts uint8) *rb {
+	b.xfer(node, BrokerNode, Packet{Type: SUBSCRIBE, ID: id, Filter: filter, QoS: q, Opts: opts})
+	return b.xfer(BrokerNode, node, Packet{Type: SUBACK, ID: id, Reason: g})
+}
+
+func (b *rb) unsub(node string, id uint16, filter string) *rb {
+	b.xfer(node, BrokerNode, Packet{Type: UNSUBSCRIBE, ID: id, Filter: filter})
+	return b.xfer(BrokerNode, node, Packet{Type: UNSUBACK, ID: id})
+}
+
+// pub is p1's PUBLISH of msg (its payload) reaching the broker, acked.
+func (b *rb) pub(msg, topic string, qos uint8, retain bool, expiry uint32) *rb {
+	b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: qos, Retain: retain, Topic: topic, Msg: msg, Payload: msg, Expiry: expiry})
+	if qos > 0 {
+		b.xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1})
+	}
+	return b
+}
+
+// fwd is the broker's first PUBLISH of msg to node.
+func (b *rb) fwd(node, msg, topic string, qos uint8, retain bool, expiry uint32) *rb {
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 7, QoS: qos, Retain: retain, Topic: topic, Msg: msg, Payload: msg, Expiry: expiry})
+}
+
+func (b *rb) liveness() *rb { return b.add(Event{Kind: LivenessStart}).add(Event{Kind: Quiescent}) }
+
+// cases turns rb rows into invariantCases.
+type rbCase struct {
+	name    string
+	b       *rb
+	violate bool
+	reason  string
+}
+
+func runRB(t *testing.T, inv Invariant, rows []rbCase) {
+	t.Helper()
+	cases := make([]invariantCase, len(rows))
+	for i, r := range rows {
+		cases[i] = invariantCase{name: r.name, h: &r.b.hb, violate: r.violate, reason: r.reason}
+	}
+	runInvariantCases(t, inv, cases)
+}
+
+// subbed is s1 subscribed to t/# at granted QoS g, and p1 connected.
+func subbed(g uint8) *rb {
+	return newRB().conn("s1", false).sub("s1", 1, "t/#", g, g, 0).conn("p1", false)
+}
+
+func TestGrantedQoS(t *testing.T) {
+	runRB(t, GrantedQoS, []rbCase{
+		{"downgraded", subbed(1).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"not downgraded", subbed(1).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0), true, "[MQTT-3.8.4-8]"},
+		{"upgraded", subbed(2).pub("m1", "t/a", 0, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "at QoS 1"},
+		{"overlap at max", subbed(0).sub("s1", 2, "t/a", 1, 1, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"overlap below max", subbed(0).sub("s1", 2, "t/a", 1, 1, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 0, false, 0), true, "[MQTT-3.3.4-2]"},
+		{"resubscribe lower, queued before", subbed(2).pub("m1", "t/a", 2, false, 0).sub("s1", 2, "t/#", 0, 0, 0).fwd("s1", "m1", "t/a", 2, false, 0), false, ""},
+		{"SUBACK pending: either", newRB().conn("s1", false).sub("s1", 1, "t/#", 0, 0, 0).conn("p1", false).
+			xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, Filter: "t/#", QoS: 2}).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0), false, ""},
+		{"retained at granted", subbed(1).pub("r1", "t/r", 2, true, 0).sub("s1", 2, "t/r", 2, 1, 0).fwd("s1", "r1", "t/r", 1, true, 0), false, ""},
+		{"retained above granted", subbed(1).pub("r1", "t/r", 2, true, 0).sub("s1", 2, "t/r", 2, 1, 0).fwd("s1", "r1", "t/r", 2, true, 0), true, "retained msg"},
+		{"multi-filter SUBSCRIBE: not judged", newRB().conn("s1", false).xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 1}).
+			xfer(BrokerNode, "s1", Packet{Type: SUBACK, ID: 1}).conn("p1", false).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0), false, ""},
+	})
+}
+
+func TestUnsubscribe(t *testing.T) {
+	runRB(t, Unsubscribe, []rbCase{
+		{"published after UNSUBACK", subbed(1).unsub("s1", 2, "t/#").pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "[MQTT-3.10.4-2]"},
+		{"queued before UNSUBACK", subbed(1).pub("m1", "t/a", 1, false, 0).unsub("s1", 2, "t/#").fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"UNSUBACK pending", subbed(1).xfer("s1", BrokerNode, Packet{Type: UNSUBSCRIBE, ID: 2, Filter: "t/#"}).pub("m1", "t/a", 1, false, 0).
+			fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"resubscribed", subbed(1).unsub("s1", 2, "t/#").sub("s1", 3, "t/+", 1, 1, 0).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"other filter left", subbed(1).sub("s1", 2, "t/a", 1, 1, 0).unsub("s1", 3, "t/#").pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"session discarded", subbed(1).conn("s1", false).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "none of its filters"},
+		{"session kept", subbed(1).conn("s1", true).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+	})
+}
+
+func TestOverlap(t *testing.T) {
+	two := func() *rb { return subbed(0).sub("s1", 2, "t/a", 1, 1, 0) }
+	runRB(t, Overlap, []rbCase{
+		{"one copy", two().pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"copy per subscription", two().pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 0, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "[MQTT-3.3.4-2]"},
+		{"published twice", two().pub("m1", "t/a", 1, false, 0).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"resend with DUP", two().pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0).
+			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}), false, ""},
+	})
+}
+
+func TestRetained(t *testing.T) {
+	const rh1, rh2 = 1 << 4, 2 << 4
+	stored := func() *rb { return subbed(1).pub("r1", "t/r", 1, true, 0) }
+	runRB(t, Retained, []rbCase{
+		{"sent on subscribe", stored().sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0).liveness(), false, ""},
+		{"never sent", stored().sub("s2", 1, "t/#", 1, 1, 0).liveness(), true, "never sent"},
+		{"never sent, connection lost", stored().sub("s2", 1, "t/#", 1, 1, 0).add(Event{Kind: ConnClosed, Node: "s2", Peer: BrokerNode}).liveness(), false, ""},
+		{"cleared", stored().pub("", "t/r", 1, true, 0).sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "", "t/r", 1, true, 0), true, "[MQTT-3.3.1-6]"},
+		{"cleared, nothing sent", stored().pub("", "t/r", 1, true, 0).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
+		{"replaced", stored().pub("r2", "t/r", 1, true, 0).sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0), true, "RETAIN=1"},
+		{"handling 2", stored().sub("s2", 1, "t/#", 1, 1, rh2).fwd("s2", "r1", "t/r", 1, true, 0), true, "Retain Handling"},
+		{"handling 2, none sent", stored().sub("s2", 1, "t/#", 1, 1, rh2).liveness(), false, ""},
+		{"handling 1, existing", stored().sub("s1", 2, "t/#", 1, 1, rh1).liveness(), false, ""},
+		{"handling 1, new", stored().sub("s2", 1, "t/#", 1, 1, rh1).liveness(), true, "never sent"},
+		{"live copy keeps RETAIN", subbed(1).pub("r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 1, true, 0), true, "[MQTT-3.3.1-12]"},
+		{"live copy, Retain As Published", newRB().conn("s1", false).sub("s1", 1, "t/#", 1, 1, OptRetainAsPublished).conn("p1", false).
+			pub("r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 1, true, 0), false, ""},
+		{"kept over a broker restart", stored().add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).
+			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), true, "never sent"},
+		{"QoS 0 retained lost in a crash", subbed(1).pub("r1", "t/r", 0, true, 0).add(Event{Kind: Crash, Node: BrokerNode}).
+			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
+	})
+}
+
+func TestMessageExpiry(t *testing.T) {
+	runRB(t, MessageExpiry, []rbCase{
+		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},
+		{"interval forwarded unchanged", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 30), true, "[MQTT-3.3.2-6]"},
+		{"interval dropped", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 0), true, "without the Message Expiry"},
+		{"expired", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(41).fwd("s1", "m1", "t/a", 1, false, 1), true, "[MQTT-3.3.2-5]"},
+		{"resent after expiry", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25).at(50).
+			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}), false, ""},
+		{"retained, expired", subbed(1).at(10).pub("r1", "t/r", 1, true, 5).at(20).sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0), true, "ran out"},
+	})
+}
