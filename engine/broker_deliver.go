@@ -49,13 +49,17 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 		b.storeRetained(m, qos) // [MQTT-3.3.1-5] [MQTT-3.3.1-6]
 	}
 	b.resetFan()
-	b.matches = b.tree.match(m.topic(), b.matches[:0])
+	if b.pol.Mutations&MutCopyPerSubscription != 0 {
+		b.matches = b.tree.matchEach(m.topic(), b.matches[:0]) // canary: a copy per subscription
+	} else {
+		b.matches = b.tree.match(m.topic(), b.matches[:0])
+	}
 	for _, sm := range b.matches {
 		if (sm.opts.NoLocal && sm.client == from) || skip[sm.client] || !b.mayReceive(sm.s, m.topic()) {
 			continue // [MQTT-3.8.3-3]; or the ACL denies the subscriber this topic
 		}
 		s := sm.s
-		out := brokerOut{msg: m, qos: min(qos, sm.opts.QoS)} // QoS downgrade [MQTT-3.8.4-8]
+		out := brokerOut{msg: m, qos: b.grantedQoS(qos, sm.opts.QoS)} // QoS downgrade [MQTT-3.8.4-8]
 		// [MQTT-3.3.1-12] [MQTT-3.3.1-13] retain only with Retain As Published;
 		// 3.1.1 [MQTT-3.3.1-9] always clears it on forwarding.
 		out.retain = retain && s.version == packet.V5 && sm.opts.RetainAsPublished

@@ -27,6 +27,9 @@ type brokerMsg struct {
 	// without repeating them (sendPub). A message restored from a record
 	// is not checked.
 	checked bool
+	// unaging is the MutExpiryUnchanged canary: the message never expires
+	// and its copies carry the publisher's interval unchanged.
+	unaging bool
 }
 
 // maxTopicLen is the longest topic name: a UTF-8 string's length is two
@@ -85,7 +88,7 @@ func (m *brokerMsg) startExpiry(now Time) {
 
 // expired reports whether the message's lifetime has passed: a copy whose
 // delivery has not started is then deleted [MQTT-3.3.2-5].
-func (m *brokerMsg) expired(now Time) bool { return m.expires && now > m.expiresAt }
+func (m *brokerMsg) expired(now Time) bool { return m.expires && !m.unaging && now > m.expiresAt }
 
 // propsAt returns the properties of a forwarded copy: the forwarded ones, and
 // the Message Expiry Interval minus the time the message waited
@@ -97,6 +100,9 @@ func (m *brokerMsg) propsAt(now Time) packet.Properties {
 	}
 	if m.expires {
 		left := max(int64(m.expiresAt-now), 0)
+		if m.unaging {
+			left = int64(m.interval) * Second
+		}
 		p.Present = p.Present.With(packet.PropMessageExpiry)
 		p.MessageExpiry = uint32((left + Second - 1) / Second)
 	}

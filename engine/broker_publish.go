@@ -40,6 +40,7 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	msg := newBrokerMsg(&b.bytes, topic, p.Payload, &p.Props, c.version == packet.V5)
 	msg.checked = true // decoded (an aliased topic was decoded with its first PUBLISH)
 	msg.startExpiry(b.now)
+	msg.unaging = b.pol.Mutations&MutExpiryUnchanged != 0
 	if p.QoS == 2 {
 		s.inbound.put(p.PacketID, uint64(c.id))
 		c.inQoS2++

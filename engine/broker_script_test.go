@@ -487,7 +487,10 @@ func (w *bsWorld) configure(args []string) error {
 			p.AckOrder = map[string]AckOrder{"before": LegacyAckBeforeCallback, "after": AckAfterCallback}[v]
 		case "mut":
 			p.Mutations |= map[string]Mutation{"ackbeforepersist": MutAckBeforePersist, "publishafterpubrel": MutPublishAfterPubrel,
-				"resendwithoutdup": MutResendWithoutDup, "ignorereceivemax": MutIgnoreReceiveMax}[v]
+				"resendwithoutdup": MutResendWithoutDup, "ignorereceivemax": MutIgnoreReceiveMax,
+				"ignoregrantedqos": MutIgnoreGrantedQoS, "copypersubscription": MutCopyPerSubscription,
+				"keepunsubscribed": MutKeepUnsubscribed, "retainemptypayload": MutRetainEmptyPayload,
+				"expiryunchanged": MutExpiryUnchanged}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "maxka":

@@ -68,7 +68,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 			}
 			if filterMatches(sub.Filter, r.msg.topic()) && b.mayReceive(s, r.msg.topic()) {
 				// [MQTT-3.3.1-8] retained messages go out with RETAIN=1.
-				b.enqueue(s, brokerOut{msg: r.msg, qos: min(r.qos, sub.QoS), retain: true})
+				b.enqueue(s, brokerOut{msg: r.msg, qos: b.grantedQoS(r.qos, sub.QoS), retain: true})
 			}
 		}
 	}
@@ -84,6 +84,9 @@ func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
 		reasons = make([]packet.ReasonCode, len(p.Filters))
 	}
 	for i, f := range p.Filters {
+		if b.pol.Mutations&MutKeepUnsubscribed != 0 {
+			continue // canary: acknowledged, not removed
+		}
 		existed := b.tree.remove(f, s.id)
 		delete(s.subs, f)
 		if existed {
@@ -99,7 +102,7 @@ func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
 // when the payload is empty [MQTT-3.3.1-6] (3.1.1 [MQTT-3.3.1-10]).
 func (b *Broker) storeRetained(m brokerMsg, qos packet.QoS) {
 	t := string(m.topic())
-	if len(m.payload()) == 0 {
+	if len(m.payload()) == 0 && b.pol.Mutations&MutRetainEmptyPayload == 0 { // the canary stores it
 		if _, ok := b.retained[t]; ok {
 			delete(b.retained, t)
 			b.delRetained(t)
@@ -109,6 +112,15 @@ func (b *Broker) storeRetained(m brokerMsg, qos packet.QoS) {
 	r := &brokerRetained{seq: b.nextSeq(), msg: m, qos: qos}
 	b.retained[t] = r
 	b.saveRetained(t, r)
+}
+
+// grantedQoS is the QoS of a copy of a message published at pub to a
+// subscription granted at sub: the lower [MQTT-3.8.4-8].
+func (b *Broker) grantedQoS(pub, sub packet.QoS) packet.QoS {
+	if b.pol.Mutations&MutIgnoreGrantedQoS != 0 {
+		return pub // canary: the publish QoS, whatever was granted
+	}
+	return min(pub, sub)
 }
 
 // sortedKeys returns the keys of a map in order.

@@ -31,10 +31,12 @@ type IDAllocator struct {
 	used []uint64 // bit id%64 of word id/64 is set while id is in flight; words past the end are zero
 	last uint16   // the id handed out last (0 before the first)
 	n    int      // ids in flight
+	// zeroOut: under MutPacketIDZero, id 0 is out (it is not in the set).
+	zeroOut bool
 
-	// Mutations holds the lab's deliberate bugs; only MutReuseInflightID
-	// matters here: Alloc then hands out the last id again while it is still
-	// in flight.
+	// Mutations holds the lab's deliberate bugs; MutReuseInflightID and
+	// MutPacketIDZero matter here: Alloc then hands out the last id again
+	// while it is still in flight, or wraps from 65535 to 0.
 	Mutations Mutation
 }
 
@@ -56,6 +58,10 @@ func (a *IDAllocator) Alloc() (uint16, error) {
 	}
 	if a.n >= 65535 {
 		return 0, ErrIDsExhausted
+	}
+	if a.Mutations&MutPacketIDZero != 0 && a.last == 65535 && !a.zeroOut {
+		a.last, a.zeroOut = 0, true
+		return 0, nil // canary: the counter wrapped to 0 [MQTT-2.2.1-3]
 	}
 	id, ok := a.freeFrom(uint32(a.last) + 1)
 	if !ok {
@@ -109,6 +115,9 @@ func (a *IDAllocator) SetLast(id uint16) { a.last = id }
 // Free returns id to the pool once its flow is complete (PUBACK, PUBCOMP,
 // PUBREC >= 0x80, SUBACK, UNSUBACK). Freeing a free id is a no-op.
 func (a *IDAllocator) Free(id uint16) {
+	if id == 0 {
+		a.zeroOut = false
+	}
 	if id != 0 && a.InUse(id) {
 		a.used[id>>6] &^= 1 << (id & 63)
 		a.n--
@@ -120,6 +129,7 @@ func (a *IDAllocator) Reset() {
 	clear(a.used)
 	a.last = 0
 	a.n = 0
+	a.zeroOut = false
 }
 
 // idWords is the number of words of a full in-flight set (ids 0 to 65535).

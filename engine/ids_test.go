@@ -118,6 +118,23 @@ func TestMutReuseInflightID(t *testing.T) {
 	}
 }
 
+// TestMutPacketIDZero proves the canary hands out id 0 when the counter
+// wraps (once until it is freed), where the fixed allocator wraps to 1.
+func TestMutPacketIDZero(t *testing.T) {
+	for _, c := range []struct {
+		mut  Mutation
+		want []uint16
+	}{{0, []uint16{65535, 1, 2}}, {MutPacketIDZero, []uint16{65535, 0, 1}}} {
+		a := IDAllocator{Mutations: c.mut}
+		a.SetLast(65534)
+		for i, want := range c.want {
+			if got, err := a.Alloc(); err != nil || got != want {
+				t.Fatalf("%v: alloc %d = %d, %v; want %d", c.mut, i, got, err, want)
+			}
+		}
+	}
+}
+
 // refAlloc is the obvious IDAllocator: a set of in-flight ids and a linear
 // search after the last one handed out.
 type refAlloc struct {

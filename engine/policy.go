@@ -86,12 +86,18 @@ type Mutation uint32
 
 // Mutations of the fixes.
 const (
-	MutDeleteBeforeUpdate Mutation = 1 << iota // delete the stored copy before the ack's state update
-	MutResendWithoutDup                        // resend PUBLISH with DUP=0
-	MutReuseInflightID                         // allocate a packet id that is still in flight
-	MutPublishAfterPubrel                      // resend the PUBLISH of a message already PUBREL'd
-	MutAckBeforePersist                        // broker: PUBACK/PUBREC before the message is persisted
-	MutIgnoreReceiveMax                        // broker: send QoS>0 PUBLISHes beyond the client's Receive Maximum
+	MutDeleteBeforeUpdate  Mutation = 1 << iota // delete the stored copy before the ack's state update
+	MutResendWithoutDup                         // resend PUBLISH with DUP=0
+	MutReuseInflightID                          // allocate a packet id that is still in flight
+	MutPublishAfterPubrel                       // resend the PUBLISH of a message already PUBREL'd
+	MutAckBeforePersist                         // broker: PUBACK/PUBREC before the message is persisted
+	MutIgnoreReceiveMax                         // broker: send QoS>0 PUBLISHes beyond the client's Receive Maximum
+	MutIgnoreGrantedQoS                         // broker: forward at the publish QoS, not min(publish, granted) [MQTT-3.8.4-8]
+	MutCopyPerSubscription                      // broker: one copy per matching subscription, each at its own QoS (mosquitto's allow_duplicate_messages)
+	MutKeepUnsubscribed                         // broker: answer UNSUBACK but keep the subscription
+	MutRetainEmptyPayload                       // broker: store an empty retained PUBLISH as the topic's retained message instead of clearing it
+	MutExpiryUnchanged                          // broker: forward the publisher's Message Expiry Interval unchanged and never drop an expired message
+	MutPacketIDZero                             // id allocator: wrap from 65535 to 0 (a uint16 overflow), handing out id 0
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -133,7 +139,8 @@ var (
 	ackOrderNames    = []string{"", "before-callback", "after-callback"}
 	qos2StateNames   = []string{"", "volatile", "durable"}
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
-	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max"}
+	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
+		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

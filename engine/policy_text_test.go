@@ -26,7 +26,13 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutPublishAfterPubrel.String(), "publish-after-pubrel"},
 		{MutAckBeforePersist.String(), "ack-before-persist"},
 		{MutIgnoreReceiveMax.String(), "ignore-receive-max"},
-		{(MutResendWithoutDup | MutAckBeforePersist | 1<<9).String(), "resend-without-dup+ack-before-persist+0x200"},
+		{MutIgnoreGrantedQoS.String(), "ignore-granted-qos"},
+		{MutCopyPerSubscription.String(), "copy-per-subscription"},
+		{MutKeepUnsubscribed.String(), "keep-unsubscribed"},
+		{MutRetainEmptyPayload.String(), "retain-empty-payload"},
+		{MutExpiryUnchanged.String(), "expiry-unchanged"},
+		{MutPacketIDZero.String(), "packet-id-zero"},
+		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -35,8 +41,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutIgnoreReceiveMax != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreReceiveMax))
+	if MutPacketIDZero != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutPacketIDZero))
 	}
 }
 

@@ -168,6 +168,16 @@ func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
 	return out[:w]
 }
 
+// matchEach appends to out every subscription matching topic, one per
+// matching filter, unmerged: the MutCopyPerSubscription canary routes a
+// copy to each.
+func (t *topicTree) matchEach(topic []byte, out []subMatch) []subMatch {
+	if len(topic) > 0 {
+		out = t.root.match(topic, topic[0] == '$', out)
+	}
+	return out
+}
+
 // sortedUnique reports whether the matches are in strictly increasing
 // client-id order: nothing to sort or merge.
 func sortedUnique(found []subMatch) bool {

@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
+)
+
+// catchSeed runs seeds 1..limit of scenario under the swarm fault profile
+// with the fixed preset plus mutation m (on the broker, or on the clients
+// when client) and returns the first seed with a promised violation of
+// inv, or 0, and the invariants the other violations named.
+func catchSeed(t *testing.T, scenario string, m engine.Mutation, client bool, inv model.Invariant, limit uint64) (uint64, model.Set) {
+	t.Helper()
+	p, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client {
+		p.Client.Mutations = m
+	} else {
+		p.Broker.Mutations = m
+	}
+	p.Name = "fixed+" + m.String()
+	var others model.Set
+	for seed := uint64(1); seed <= limit; seed++ {
+		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: scenario}
+		plan, err := Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Run(cfg, plan)
+		if r.Err != nil {
+			t.Fatalf("seed %d: %v", seed, r.Err)
+		}
+		for _, v := range r.Violations {
+			if v.Invariant == inv {
+				return seed, others
+			}
+			others = others.With(v.Invariant)
+		}
+	}
+	return 0, others
+}
+
+// ruleCanary is a mutation and the invariant that must name it.
+type ruleCanary struct {
+	m      engine.Mutation
+	client bool
+	inv    model.Invariant
+}
+
+// catchLimit is the campaign budget a canary must be caught within.
+const catchLimit = 2000
+
+// checkCaught runs each canary until caught (at most catchLimit seeds) and
+// fails the ones not caught.
+func checkCaught(t *testing.T, scenario string, canaries []ruleCanary) {
+	t.Helper()
+	for _, c := range canaries {
+		seed, others := catchSeed(t, scenario, c.m, c.client, c.inv, catchLimit)
+		if seed == 0 {
+			t.Errorf("%s: mutation %v not caught by %v within %d seeds (other violations: %v)", scenario, c.m, c.inv, catchLimit, others)
+			continue
+		}
+		t.Logf("%s: mutation %v caught by %v at seed %d", scenario, c.m, c.inv, seed)
+	}
+}
+
+// TestRuleCanariesStandard: the standard scenario's s2 subscribes to t/a at
+// QoS 1 while QoS 2 messages are published there, so the campaign catches a
+// broker that forwards at the publish QoS under GrantedQoS.
+func TestRuleCanariesStandard(t *testing.T) {
+	checkCaught(t, "standard", []ruleCanary{{engine.MutIgnoreGrantedQoS, false, model.GrantedQoS}})
+}
