@@ -79,6 +79,8 @@ type routeCopy struct {
 	msg      int32 // the message's id
 	live     int32 // live copies not yet sent
 	owedStep int32 // the SUBACK that owed a retained copy
+	routeAt  int32 // the broker's last Received PUBLISH of it that matched
+	sentAt   int32 // its last first send, or -1
 	lo, hi   uint8 // the live copies' QoS bounds
 	owedQoS  uint8 // the retained copy's QoS
 	matched  bool  // some publication of it matched a subscription of the client
@@ -90,6 +92,7 @@ type routeCopy struct {
 // routeRetained is the retained message of a topic.
 type routeRetained struct {
 	msg     int32
+	step    int32 // the broker's Received PUBLISH that stored it (or cleared it)
 	qos     uint8
 	at      int64
 	expiry  uint32
@@ -122,8 +125,10 @@ func checkRouting(x *index) []Violation {
 	return s.out
 }
 
-func (s *routeState) add(i int, inv Invariant, node, format string, args ...any) {
-	s.out = append(s.out, Violation{Step: i, Invariant: inv, Node: node, Reason: fmt.Sprintf(format, args...)})
+// add reports a violation of inv by the broker at step i, resting on the
+// cited events too.
+func (s *routeState) add(i int, cited []int, inv Invariant, format string, args ...any) {
+	s.out = append(s.out, NewViolation(inv, i, BrokerNode, fmt.Sprintf(format, args...), cited...))
 }
 
 // client returns the state of client id c, which subscribes.
@@ -319,7 +324,7 @@ func (r *routeClient) copyOf(k routeKey) int32 {
 	i, ok := r.copyIdx.get(k)
 	if !ok {
 		i = int32(len(r.copies))
-		r.copies = append(r.copies, routeCopy{msg: k.msg})
+		r.copies = append(r.copies, routeCopy{msg: k.msg, routeAt: -1, sentAt: -1})
 		r.copyIdx.set(k, i)
 	}
 	return i
@@ -339,7 +344,7 @@ func (s *routeState) route(i int, from int32, e *Event) {
 	p := &e.Packet
 	msg := s.x.ev[i].msg
 	if p.Retain {
-		s.storeRetained(from, msg, e)
+		s.storeRetained(i, from, msg, e)
 	}
 	s.routed.set(routeKey{msg: msg, topic: topicKey(msg, p.Topic)}, int32(i))
 	for _, c := range s.judged {
@@ -377,20 +382,20 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		}
 		cp.live++
 		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
-		cp.recvAt, cp.expiry = e.Time, p.Expiry
+		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
 	}
 }
 
 // storeRetained applies a retained PUBLISH to the topic's retained message:
 // an empty payload clears it [MQTT-3.3.1-6].
-func (s *routeState) storeRetained(from, msg int32, e *Event) {
+func (s *routeState) storeRetained(i int, from, msg int32, e *Event) {
 	p := &e.Packet
 	if p.Payload == "" {
 		if r := s.retained[p.Topic]; r != nil {
-			*r = routeRetained{msg: -1}
+			*r = routeRetained{msg: -1, step: int32(i)}
 		}
 	} else {
-		s.retained[p.Topic] = &routeRetained{msg: msg, qos: p.QoS, at: e.Time, expiry: p.Expiry}
+		s.retained[p.Topic] = &routeRetained{msg: msg, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
 	}
 	if p.QoS > 0 {
 		s.unacked[uint64(from)<<16|uint64(p.ID)] = p.Topic
@@ -445,27 +450,28 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		s.judgeUnmatched(i, k, e)
 	case cp == nil:
 		if !s.doubtful(p.Topic) {
-			s.add(i, Retained, BrokerNode, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
+			s.add(i, s.retainedCite(p.Topic), Retained, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
 				p.Msg, p.Topic, peer)
 		}
 	case p.Retain && cp.owed:
 		cp.owed, cp.must = false, false
 		if p.QoS != cp.owedQoS {
-			s.add(i, GrantedQoS, BrokerNode, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
+			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
 		}
-		s.judgeExpiry(i, e, cp.owedAt, cp.owedExp, r.v5)
+		s.judgeExpiry(i, int(cp.owedStep), e, cp.owedAt, cp.owedExp, r.v5)
 	case cp.live > 0:
 		cp.live--
 		if p.QoS < cp.lo || p.QoS > cp.hi {
-			s.add(i, GrantedQoS, BrokerNode, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
+			s.add(i, []int{int(cp.routeAt)}, GrantedQoS, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
 				p.Msg, peer, p.QoS, qosRange(cp.lo, cp.hi))
 		}
 		if p.Retain && !cp.rap && !s.doubtful(p.Topic) {
-			s.add(i, Retained, BrokerNode, "msg %q forwarded to %s on an established subscription with RETAIN=1 and no Retain As Published [MQTT-3.3.1-12] (3.1.1 [MQTT-3.3.1-9])", p.Msg, peer)
+			s.add(i, []int{int(cp.routeAt)}, Retained, "msg %q forwarded to %s on an established subscription with RETAIN=1 and no Retain As Published [MQTT-3.3.1-12] (3.1.1 [MQTT-3.3.1-9])", p.Msg, peer)
 		}
-		s.judgeExpiry(i, e, cp.recvAt, cp.expiry, r.v5)
+		s.judgeExpiry(i, int(cp.routeAt), e, cp.recvAt, cp.expiry, r.v5)
+		cp.sentAt = int32(i)
 	case cp.matched:
-		s.add(i, Overlap, BrokerNode, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
+		s.add(i, []int{int(cp.routeAt), int(cp.sentAt)}, Overlap, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
 	default:
 		s.judgeUnmatched(i, k, e)
 	}
@@ -476,9 +482,18 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 // it did not see is a will message).
 func (s *routeState) judgeUnmatched(i int, k routeKey, e *Event) {
 	if at, ok := s.routed.get(k); ok {
-		s.add(i, Unsubscribe, BrokerNode, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
+		s.add(i, []int{int(at)}, Unsubscribe, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
 			e.Packet.Msg, e.Peer, e.Packet.Topic, at)
 	}
+}
+
+// retainedCite is the event that last set or cleared the topic's retained
+// message, if any.
+func (s *routeState) retainedCite(topic string) []int {
+	if r := s.retained[topic]; r != nil {
+		return []int{int(r.step)}
+	}
+	return nil
 }
 
 // doubtful reports whether a broker crash left the topic's retained message
@@ -490,24 +505,24 @@ func (s *routeState) doubtful(topic string) bool {
 
 // judgeExpiry judges a first send of a message the broker received at
 // recvAt with Message Expiry Interval expiry (seconds, 0 none).
-func (s *routeState) judgeExpiry(i int, e *Event, recvAt int64, expiry uint32, v5 bool) {
+func (s *routeState) judgeExpiry(i, from int, e *Event, recvAt int64, expiry uint32, v5 bool) {
 	if expiry == 0 {
 		return
 	}
 	p := &e.Packet
 	left := recvAt + int64(expiry)*1e9 - e.Time
 	if left < 0 {
-		s.add(i, MessageExpiry, BrokerNode, "msg %q first sent to %s %dms after its Message Expiry Interval of %ds ran out [MQTT-3.3.2-5]",
+		s.add(i, []int{from}, MessageExpiry, "msg %q first sent to %s %dms after its Message Expiry Interval of %ds ran out [MQTT-3.3.2-5]",
 			p.Msg, e.Peer, -left/1e6, expiry)
 		return
 	}
 	most := uint32((left + 1e9 - 1) / 1e9)
 	switch {
 	case p.Expiry > most:
-		s.add(i, MessageExpiry, BrokerNode, "msg %q sent to %s with Message Expiry Interval %ds after waiting %dms of its %ds: at most %ds remain [MQTT-3.3.2-6]",
+		s.add(i, []int{from}, MessageExpiry, "msg %q sent to %s with Message Expiry Interval %ds after waiting %dms of its %ds: at most %ds remain [MQTT-3.3.2-6]",
 			p.Msg, e.Peer, p.Expiry, (e.Time-recvAt)/1e6, expiry, most)
 	case p.Expiry == 0 && v5 && most > 0:
-		s.add(i, MessageExpiry, BrokerNode, "msg %q sent to v5 client %s without the Message Expiry Interval it was published with [MQTT-3.3.2-6]", p.Msg, e.Peer)
+		s.add(i, []int{from}, MessageExpiry, "msg %q sent to v5 client %s without the Message Expiry Interval it was published with [MQTT-3.3.2-6]", p.Msg, e.Peer)
 	}
 }
 
@@ -530,7 +545,7 @@ func (s *routeState) finish() {
 		for _, ci := range r.owed {
 			if cp := &r.copies[ci]; cp.owed && cp.must {
 				cp.must = false // reported once
-				s.add(int(cp.owedStep), Retained, BrokerNode, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
+				s.add(int(cp.owedStep), nil, Retained, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
 					s.x.nodes[c], s.x.msgs[cp.msg])
 			}
 		}
