@@ -88,6 +88,14 @@
 // (model.Cut, a reset or a half-open connection, when it happens) and the
 // writes a crash lost (the Crash event's Reason).
 //
+// A Sent event (and its Received twin) records what the Send's bytes say:
+// the world decodes every Send.Data with engine/packet (PUBLISH and the
+// acknowledgements into a reused Decoder's values, without allocating) and
+// keeps the engine's Send.Packet only as a cross-check. Bytes that do not
+// decode as exactly one packet, or decode to another packet than the one
+// claimed, fail the run with Result.Err wrapping ErrWireMismatch (wire.go):
+// a bug that builds the right packet and writes other bytes cannot hide.
+//
 // Both are recorded compactly during the run and built only when asked for,
 // which is why Result.History, Result.Trace and Result.Checksum are methods
 // (DESIGN.md has Result carry them as fields). The history is kept as

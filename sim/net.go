@@ -111,10 +111,11 @@ type conn struct {
 	// blackhole: a half-open fault; bytes vanish in both directions and no
 	// one is told.
 	blackhole bool
-	reset     bool    // reset fault: nothing more is delivered
-	rm        uint16  // Receive Maximum the broker's CONNACK announced
-	rst       bool    // a reset was sent back for data reaching a crashed side
-	closeHeld [2]bool // a close notification waits for a partition to heal
+	reset     bool           // reset fault: nothing more is delivered
+	rm        uint16         // Receive Maximum the broker's CONNACK announced
+	ver       packet.Version // the protocol level of the CONNECT on the wire (0 before it)
+	rst       bool           // a reset was sent back for data reaching a crashed side
+	closeHeld [2]bool        // a close notification waits for a partition to heal
 }
 
 // peerOf returns the other side.
@@ -285,13 +286,14 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	if !ok || !c.alive[side] {
 		return
 	}
-	pkt := w.compactPacket(a.Packet)
-	if ca, ok := a.Packet.(*packet.Connack); ok {
+	wp := w.wirePacket(n, c, &a) // what the bytes say, not the engine's claim
+	pkt := w.compactPacket(wp)
+	if ca, ok := wp.(*packet.Connack); ok {
 		c.rm = receiveMax(ca)
 	}
 	peer := w.nodeOf(c, peerOf(side))
 	w.log.add(hrec{kind: model.Sent, time: int64(w.sched.now), node: n.nameID, peer: peer.nameID, pkt: pkt,
-		receiveMax: connectReceiveMax(a.Packet)})
+		receiveMax: connectReceiveMax(wp)})
 	w.obs.sent(w, c, side, &pkt)
 	if c.reset || c.blackhole {
 		return

@@ -48,7 +48,8 @@ type Result struct {
 	// Violations are the model's violations of what Policy promises under
 	// the faults the history shows (model.CheckPromised).
 	Violations []model.Violation
-	// Err is a plan or configuration error (the run did not complete).
+	// Err is a plan or configuration error (the run did not complete), or
+	// an engine's bytes that disagreed with its packet (ErrWireMismatch).
 	Err error
 }
 
@@ -134,6 +135,9 @@ func (r Result) History() model.History {
 
 // result gathers the Result of the world.
 func (w *World) result(err error) Result {
+	if err == nil {
+		err = w.wireErr // an engine wrote other bytes than it claimed
+	}
 	r := Result{
 		log: &w.log, tr: &w.tr, Stats: w.stats, End: w.sched.now,
 		Quiet: w.quietAt >= 0, Err: err,

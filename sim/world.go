@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -163,11 +164,14 @@ type World struct {
 	tr     trace
 	stats  Stats
 	obs    observer
-	crashK int32       // exhaustive-mode node index, -1 if none
-	strs   *strTable   // interned names, topics, payloads, filters
-	evs    worldEvents // slots boxing the frequent events
-	bytes  byteArena   // copies handed to the engines
-	carve  connCarvers // conns and the first room of their streams
+	crashK int32          // exhaustive-mode node index, -1 if none
+	strs   *strTable      // interned names, topics, payloads, filters
+	evs    worldEvents    // slots boxing the frequent events
+	bytes  byteArena      // copies handed to the engines
+	carve  connCarvers    // conns and the first room of their streams
+	wire   packet.Decoder // decodes what each Send writes (wire.go)
+	// wireErr is the first Send whose bytes disagreed with its packet.
+	wireErr error
 	// quietAt is when the liveness phase went quiet, -1 until then.
 	quietAt engine.Time
 }
