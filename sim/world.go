@@ -170,6 +170,8 @@ type World struct {
 	bytes  byteArena      // copies handed to the engines
 	carve  connCarvers    // conns and the first room of their streams
 	wire   packet.Decoder // decodes what each Send writes (wire.go)
+	// wireBuf holds a claimed packet encoded again (wire.go).
+	wireBuf []byte
 	// wireErr is the first Send whose bytes disagreed with its packet.
 	wireErr error
 	// quietAt is when the liveness phase went quiet, -1 until then.
