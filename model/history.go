@@ -26,7 +26,9 @@ const (
 	Unsubscribed
 	// ConnOpened: Node's network connection to Peer opened.
 	ConnOpened
-	// ConnClosed: Node saw its connection to Peer close or reset.
+	// ConnClosed: Node saw its connection to Peer close or reset, or closed
+	// it itself. Packet.Reason is KeepAliveTimeout (0x8D) when Node closed
+	// it for keep-alive (a recorder that cannot tell leaves it 0).
 	ConnClosed
 	// Connected: client Node received CONNACK. CleanStart is what it asked,
 	// SessionPresent what it got, HadState whether it held session state,
@@ -96,8 +98,10 @@ type Packet struct {
 	Opts      uint8
 	KeepAlive uint16 // CONNECT: Keep Alive in seconds
 	// Expiry: a PUBLISH's Message Expiry Interval, a CONNECT's Session
-	// Expiry Interval, in seconds; 0 when absent.
-	Expiry uint32
+	// Expiry Interval, in seconds; 0 when absent. A DISCONNECT's Session
+	// Expiry Interval when ExpirySet.
+	Expiry    uint32
+	ExpirySet bool // DISCONNECT: it carries a Session Expiry Interval (Expiry)
 	// Will: a CONNECT carries a will message, described by Topic, Payload,
 	// Msg, QoS and Retain, to be published WillDelay seconds after the
 	// session's connection ends without a normal DISCONNECT.
@@ -147,3 +151,7 @@ type History struct {
 
 // Add appends an event.
 func (h *History) Add(e Event) { h.Events = append(h.Events, e) }
+
+// KeepAliveTimeout is the reason code a ConnClosed event's Packet.Reason
+// carries when the node closed the connection for keep-alive (5.0's 0x8D).
+const KeepAliveTimeout = 0x8D

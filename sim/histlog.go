@@ -87,7 +87,7 @@ type cpacket struct {
 	expiry                      uint32 // Expiry
 	id                          uint16
 	typ, qos, reason            uint8
-	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill
+	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill | pktExpirySet
 }
 
 // cpacket flags.
@@ -97,6 +97,7 @@ const (
 	pktSessions
 	pktClean
 	pktWill
+	pktExpirySet // a DISCONNECT's Session Expiry Interval is in expiry
 )
 
 func (p *cpacket) dup() bool      { return p.flags&pktDup != 0 }
@@ -161,6 +162,8 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		c.id, c.filter = s.KeepAlive, s.WillDelay
 	case uint8(packet.SUBSCRIBE):
 		c.reason = s.Opts
+	case uint8(packet.DISCONNECT):
+		c.flags |= flagIf(s.ExpirySet, pktExpirySet)
 	}
 	return c
 }
@@ -214,7 +217,7 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	q.Type, q.ID, q.QoS, q.Reason = p.typ, p.id, p.qos, p.reason
 	q.Dup, q.Retain = p.flags&pktDup != 0, p.flags&pktRetain != 0
 	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
-	q.Expiry = p.expiry
+	q.Expiry, q.ExpirySet = p.expiry, p.flags&pktExpirySet != 0
 	setStr(&q.Topic, t, p.topic)
 	setStr(&q.Msg, t, p.msg)
 	setStr(&q.Payload, t, p.payload)

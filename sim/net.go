@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"errors"
+
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
@@ -484,14 +486,20 @@ func (w *World) handleCloseConn(n *node, a engine.CloseConn) {
 	if !ok || !c.alive[side] {
 		return
 	}
-	w.closeSide(c, side)
+	var why uint8
+	if errors.Is(a.Reason, engine.ErrBrokerKeepAlive) {
+		why = model.KeepAliveTimeout // the model judges this close [MQTT-3.1.2-22]
+	}
+	w.closeSide(c, side, why)
 }
 
-// closeSide closes one side and tells the peer after the data in flight.
-func (w *World) closeSide(c *conn, side uint8) {
+// closeSide closes one side and tells the peer after the data in flight;
+// why is the reason code of the side's own close for its ConnClosed event.
+func (w *World) closeSide(c *conn, side, why uint8) {
 	c.alive[side] = false
 	if c.open[side] {
-		w.connEvent(model.ConnClosed, c, side)
+		w.log.add(hrec{kind: model.ConnClosed, time: int64(w.sched.now), node: w.nodeOf(c, side).nameID,
+			peer: w.nodeOf(c, peerOf(side)).nameID, pkt: cpacket{reason: why}})
 	}
 	peer := peerOf(side)
 	if side == sideClient {

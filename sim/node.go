@@ -261,7 +261,7 @@ func (w *World) down(n *node, crashed bool) {
 			c.alive[side] = false
 			c.gone[side] = true
 		} else {
-			w.closeSide(c, side)
+			w.closeSide(c, side, 0)
 		}
 	}
 	n.up = false

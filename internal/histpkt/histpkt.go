@@ -89,6 +89,9 @@ func Split(p packet.Packet) Parts {
 		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
 	case *packet.Disconnect:
 		m.Reason = uint8(p.Reason)
+		if p.Props.Present.Has(packet.PropSessionExpiry) {
+			m.Expiry, m.ExpirySet = p.Props.SessionExpiry, true
+		}
 	case *packet.Auth:
 		m.Reason = uint8(p.Reason)
 	}
