@@ -245,7 +245,7 @@ func (e *env) runCampaign(c campaign) int {
 	fmt.Fprintf(e.stdout, "campaign: seeds %d..%d shard %d/%d, %s, %d workers, out %s; %d to run, %d already done\n",
 		c.start, c.start+c.count-1, c.shard, c.shards, c.world.flagArgs(), c.workers, c.out, len(seeds), len(done))
 	began := time.Now()
-	defer e.catchSignals()()
+	e.catchSignals()
 	fresh, interrupted, err := e.execCampaign(c, seeds, len(done))
 	elapsed := time.Since(began)
 	if err != nil {
@@ -344,7 +344,6 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 	}
 	bar.finish()
 	if e.ctx.Err() != nil {
-		e.stopSignals()
 		interrupted = len(out) < len(seeds)
 	}
 	return out, interrupted, werr

@@ -52,8 +52,10 @@
 // seed's replay command. A campaign without -resume first removes an earlier
 // campaign's results.jsonl, summary.txt, failing.txt and seed-*.plan in DIR.
 // SIGINT or SIGTERM stops dispatching, lets the in-flight seeds finish,
-// prints the summary so far and the -resume command, and exits 130; a second
-// signal kills at once.
+// prints the summary so far and the -resume command, and exits 130. Signals
+// stay caught until the summary is written and the -resume command printed:
+// a second one (Ctrl-C twice, or `timeout -s INT` signalling the process
+// and then its group) is noted on stderr and never skips them.
 //
 // The default campaign (standard scenario, preset fixed, profile swarm) runs
 // defaultSeeds seeds: about a minute on 2 cores at the measured rate of the

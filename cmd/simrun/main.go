@@ -19,7 +19,7 @@ const (
 )
 
 func main() {
-	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(), stopSignals: func() {},
+	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(),
 		signals: true, terminal: stdoutIsTerminal()}
 	tuneGC(os.Getenv)
 	os.Exit(env.run(os.Args[1:]))
@@ -28,7 +28,7 @@ func main() {
 // run is the whole command; tests drive it directly. It returns the exit
 // status: 0 ok, 1 a violation was found, 2 a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, ctx: context.Background(), stopSignals: func() {}}
+	e := &env{stdout: stdout, stderr: stderr, ctx: context.Background()}
 	return e.run(args)
 }
 
@@ -37,13 +37,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 type env struct {
 	stdout, stderr io.Writer
 	ctx            context.Context
-	// signals makes a campaign catch SIGINT and SIGTERM (cancelling ctx);
-	// other subcommands keep the default behaviour (Ctrl-C kills).
-	signals bool
-	// stopSignals restores the default signal behaviour, so a second
-	// Ctrl-C kills a campaign that is already stopping.
-	stopSignals func()
-	terminal    bool
+	// signals makes a campaign catch SIGINT and SIGTERM (cancelling ctx)
+	// until the process exits; other subcommands keep the default
+	// behaviour (Ctrl-C kills).
+	signals  bool
+	terminal bool
 	// afterResult, if set, is called by a campaign after each recorded
 	// result (tests use it to interrupt a campaign part way).
 	afterResult func(done int)
@@ -106,12 +104,25 @@ func (e *env) topUsage(w io.Writer) {
 }
 
 // catchSignals makes SIGINT and SIGTERM cancel e.ctx instead of killing the
-// process, when e.signals; it returns the function that restores the default.
-func (e *env) catchSignals() func() {
+// process, when e.signals, for the rest of the process's life: a campaign
+// exits (130) only once its summary is written and its -resume command
+// printed. Every further signal (a second Ctrl-C, `timeout -s INT`
+// signalling the child and then its process group) is caught too and noted
+// on stderr once: it can never skip the summary.
+func (e *env) catchSignals() {
 	if !e.signals {
-		return func() {}
+		return
 	}
-	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
-	e.ctx, e.stopSignals = ctx, stop
-	return stop
+	ctx, cancel := context.WithCancel(e.ctx)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		cancel()
+		s = <-sigs
+		fmt.Fprintf(e.stderr, "simrun: %v again: still stopping; the summary and the -resume command come first\n", s)
+		for range sigs {
+		}
+	}()
+	e.ctx = ctx
 }
