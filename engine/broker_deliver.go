@@ -196,6 +196,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 		return false
 	}
 	p := b.pkts.publishN(dup, m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
+	p = b.withSubIDs(c, s, p)
 	if !b.sendPub(c, p, m.msg.checked) {
 		b.stats.DroppedSize++
 		b.removeOut(s, i)
@@ -213,7 +214,8 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		b.stats.DroppedExpired++
 		return // [MQTT-3.3.2-5]
 	}
-	if b.sendPub(c, b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now), m.msg.checked) {
+	p := b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
+	if b.sendPub(c, b.withSubIDs(c, c.sess, p), m.msg.checked) {
 		b.stats.PublishesOut++
 	} else {
 		b.stats.DroppedSize++

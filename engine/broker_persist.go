@@ -292,6 +292,9 @@ func (b *Broker) saveSub(s *brokerSession, filter string, o subOptions) {
 	w.bool(o.NoLocal)
 	w.bool(o.RetainAsPublished)
 	w.u8(o.RetainHandling)
+	if o.SubID != 0 {
+		w.u32(o.SubID) // absent in records of subscriptions without one
+	}
 	b.putRecord(keySub(s.id, filter), &w)
 }
 
@@ -473,6 +476,9 @@ func (b *Broker) restoreSub(r Record) error {
 	rd := recReader{b: r.Value}
 	seq, id, filter := rd.u64(), rd.strView(), rd.str()
 	o := subOptions{QoS: qosOf(rd.u8()), NoLocal: rd.bool(), RetainAsPublished: rd.bool(), RetainHandling: rd.u8()}
+	if len(rd.b) > 0 {
+		o.SubID = rd.u32()
+	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}

@@ -27,12 +27,12 @@ import (
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
 //	open C                      ConnOpened for connection C
-//	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE
+//	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE subids=true
+//	subscribe C ID [subid=N] FILTER:QOS[:nl][:rap][:rhN] ...
 //	connect C v5|v311 [id=X] [user=U] [pass=P] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
 //	        [will=TOPIC:PAYLOAD:QOS[:retain][:delay=N]]
 //	publish C qN [id=N] [dup] [retain] [alias=N] [expiry=N] TOPIC PAYLOAD
 //	puback|pubrec|pubrel|pubcomp C ID [rc=HEX]
-//	subscribe C ID FILTER:QOS[:nl][:rap][:rhN] ...
 //	unsubscribe C ID FILTER ...
 //	pingreq C | disconnect C [rc=HEX] [expiry=N] | raw C HEX | close C
 //	advance DUR                 move the clock, firing due timers in order
@@ -288,6 +288,9 @@ func bsRender(p packet.Packet) string {
 		if p.Props.Present.Has(packet.PropMessageExpiry) {
 			s += fmt.Sprintf(" expiry=%d", p.Props.MessageExpiry)
 		}
+		for _, id := range p.Props.SubscriptionIDs {
+			s += fmt.Sprintf(" subid=%d", id)
+		}
 		return s + " " + string(p.Topic) + " " + strconv.Quote(string(p.Payload))
 	case *packet.Puback:
 		return fmt.Sprintf("PUBACK id=%d%s", p.PacketID, rc(p.Reason))
@@ -493,6 +496,8 @@ func (w *bsWorld) configure(args []string) error {
 				"expiryunchanged": MutExpiryUnchanged}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
+		case "subids":
+			w.cfg.SubscriptionIDs = v == "true"
 		case "maxka":
 			w.cfg.MaxKeepAlive = uint16(n)
 		case "anonymous", "passwd", "aclfile":
@@ -611,7 +616,13 @@ func bsBuildPacket(cmd string, args []string) (packet.Packet, error) {
 		return &packet.Pubcomp{PacketID: num(args[0]), Reason: rcOpt()}, nil
 	case "subscribe":
 		p := &packet.Subscribe{PacketID: num(args[0])}
+		if v, ok := opt("subid"); ok {
+			p.Props.SubscriptionIDs = []uint32{uint32(num(v))}
+		}
 		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "subid=") {
+				continue
+			}
 			parts := strings.Split(a, ":")
 			s := packet.Subscription{Filter: parts[0], QoS: packet.QoS(num(parts[1]))}
 			for _, o := range parts[2:] {

@@ -20,6 +20,7 @@ type brokerSession struct {
 	offlineAt Time // when the session went offline; -1: online when last saved
 
 	subs      map[string]subOptions // filter -> options; nil until the first subscription (setSub)
+	hasSubIDs bool                  // some subscription was made with a Subscription Identifier
 	inflight  []brokerOut           // outbound messages with a packet id, in send order
 	inflBase  []brokerOut           // inflight's whole array: inflight ends at its end (pushInflight)
 	heldIdx   int                   // no inflight entry below it waits to be sent on conn
@@ -51,6 +52,7 @@ func (s *brokerSession) setSub(filter string, o subOptions) {
 		s.subs = make(map[string]subOptions)
 	}
 	s.subs[filter] = o
+	s.hasSubIDs = s.hasSubIDs || o.SubID != 0
 }
 
 // durable reports whether the session's state goes through Persist actions:
@@ -175,6 +177,9 @@ func (b *Broker) sendConnack(c *brokerConn, sp bool, assigned string) {
 		pr := &ack.Props
 		pr.Present = pr.Present.With(packet.PropReceiveMaximum).With(packet.PropMaximumPacketSize).
 			With(packet.PropSubIDAvailable).With(packet.PropSharedSubAvailable)
+		if b.cfg.SubscriptionIDs {
+			pr.SubIDAvailable = 1 // §3.2.2.3.12
+		}
 		pr.ReceiveMaximum = b.cfg.ReceiveMaximum
 		pr.MaximumPacketSize = b.cfg.MaxPacketSize
 		if b.cfg.TopicAliasMaximum > 0 {

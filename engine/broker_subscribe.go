@@ -20,7 +20,10 @@ type brokerRetained struct {
 func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 	s := c.sess
 	v5 := c.version == packet.V5
-	if v5 && len(p.Props.SubscriptionIDs) > 0 {
+	var subID uint32
+	if v5 && len(p.Props.SubscriptionIDs) > 0 && b.cfg.SubscriptionIDs {
+		subID = p.Props.SubscriptionIDs[0] // the codec allows one (§3.8.2.1.2)
+	} else if v5 && len(p.Props.SubscriptionIDs) > 0 {
 		// CONNACK said Subscription Identifiers Available = 0 (§3.8.2.1.2).
 		b.closeWith(c, packet.SubIDsNotSupported, protocolErr(packet.SubIDsNotSupported, "§3.8.2.1.2", "subscription identifiers are not supported"))
 		return
@@ -40,7 +43,10 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 			reasons[i] = pick(v5, packet.NotAuthorized, packet.V3SubackFailure)
 			continue
 		}
-		o := subOptions{QoS: min(sub.QoS, 2), NoLocal: sub.NoLocal, RetainAsPublished: sub.RetainAsPublished, RetainHandling: sub.RetainHandling}
+		// §3.8.2.1.2: the identifier is stored with the subscription and
+		// replaces an existing one's.
+		o := subOptions{QoS: min(sub.QoS, 2), NoLocal: sub.NoLocal, RetainAsPublished: sub.RetainAsPublished,
+			RetainHandling: sub.RetainHandling, SubID: subID}
 		if !v5 {
 			o = subOptions{QoS: o.QoS}
 		}

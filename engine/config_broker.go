@@ -61,6 +61,12 @@ type BrokerConfig struct {
 	// code 0x02 as mosquitto does. Either way the broker enforces 1.5 times
 	// the Keep Alive in force [MQTT-3.1.2-24].
 	MaxKeepAlive uint16
+	// SubscriptionIDs makes the broker accept v5 Subscription Identifiers
+	// (announced in CONNACK as Subscription Identifiers Available = 1): each
+	// is stored with its subscription and sent on every PUBLISH the
+	// subscription matches [MQTT-3.3.4-3]. Without it a SUBSCRIBE that
+	// carries one is answered DISCONNECT 0xA1.
+	SubscriptionIDs bool
 	// Access is the authentication and authorization: nil lets every
 	// client connect, publish and subscribe.
 	Access *Access

@@ -15,6 +15,7 @@ type subOptions struct {
 	NoLocal           bool
 	RetainAsPublished bool
 	RetainHandling    byte
+	SubID             uint32 // v5 Subscription Identifier, 0 for none (§3.8.2.1.2)
 }
 
 // topicNode is one level of the subscription tree.
