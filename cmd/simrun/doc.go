@@ -3,8 +3,8 @@
 // the abstract spec (package model), and plots failure-rate experiments
 // (package plots).
 //
-//	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-save F] [-plan F]
-//	simrun replay FILE [-json] [-all] [-trace F]
+//	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
+//	simrun replay FILE [-json] [-all] [-trace F] [-html F]
 //	simrun campaign [-seeds N -start S -workers W -out DIR -resume -shard i/n] [world flags]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
@@ -29,6 +29,9 @@
 // canaries they are; "preset" holds a preset only to its own promises
 // (model.CheckPromised with the preset's policy), under which the legacy
 // presets' documented losses are not failures. The summary says which.
+//
+// -html FILE writes the run's sequence chart (package seqchart): one
+// self-contained HTML page, the violation and the events it cites first.
 //
 // A text line prints a violation's reason with its long lists cut to a few
 // items and a count (sim.ShortReason), and the history events it cites;

@@ -15,12 +15,14 @@ type outputFlags struct {
 	all   bool
 	trace string
 	json  bool
+	html  string
 }
 
 func (o *outputFlags) add(fs *flagSet) {
 	fs.BoolVar(&o.all, "all", false, "also list violations of invariants the preset does not promise (informational)")
 	fs.StringVar(&o.trace, "trace", "", "write the run's trace to `FILE`")
 	fs.BoolVar(&o.json, "json", false, "print the summary as JSON")
+	fs.StringVar(&o.html, "html", "", "write the run's sequence chart to `FILE`: one self-contained HTML page (violation first, an arrow per packet, faults as bands)")
 }
 
 // cmdRun runs one seed (or a plan file under flag overrides).
@@ -184,6 +186,11 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 	}
 	s := summarize(cfg, r, j, out.all)
 	s.Replay = replay
+	if out.html != "" {
+		if err := writeChart(out.html, s, plan, r, j, out.all); err != nil {
+			return e.fail(cmd, ioFailure(err, "writing the chart"))
+		}
+	}
 	if out.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
