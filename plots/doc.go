@@ -22,8 +22,14 @@
 //   - WriteCSV writes the header experiment,variant,x,failures,trials,rate,
 //     lo,hi; x in shortest exact form, rates with six decimals, so goldens are
 //     stable. WriteChart renders png or svg with gonum.org/v1/plot: one line
-//     per variant with Wilson error bars, both axes in percent. Run does
-//     Measure then Write: NAME.csv, NAME.png and NAME.svg in the output dir.
+//     per variant with Wilson error bars, both axes in percent, the swept
+//     values evenly spaced with a tick at each, variants set side by side
+//     at each value so equal series stay visible, the legend on a white box,
+//     and a caption line (Caption: "95% Wilson intervals, n = N runs per
+//     point", N from the data). Run does Measure then Write: NAME.csv,
+//     NAME.png and NAME.svg in the output dir, and NAME.VARIANT.plan, the
+//     plan file of each variant's first failing trial (Sweep.Replays, from
+//     the experiment's ReplayFunc), which "simrun replay" runs again.
 //
 // The five experiments (ack-order, retransmit, unknown-pubrel, qos2-state,
 // broker-persistence) run one sim.Run of the "standard" scenario per trial,

@@ -27,6 +27,10 @@ type Variant struct {
 // must be a pure function of its arguments, safe to call concurrently.
 type TrialFunc func(v Variant, x float64, seed uint64) (failed bool, err error)
 
+// ReplayFunc returns the plan file text of the run TrialFunc makes of
+// variant at x with seed, so a failing trial can be replayed.
+type ReplayFunc func(v Variant, x float64, seed uint64) (string, error)
+
 // Experiment is a named failure-rate sweep: for every x in Xs and every
 // variant, Trials runs of Trial.
 type Experiment struct {
@@ -37,9 +41,10 @@ type Experiment struct {
 	YLabel   string // the failure counted, without unit
 	Xs       []float64
 	Variants []Variant
-	Fault    Fault     // what x is the probability of
-	Failure  Failure   // what counts a run as failed
-	Trial    TrialFunc // one run
+	Fault    Fault      // what x is the probability of
+	Failure  Failure    // what counts a run as failed
+	Trial    TrialFunc  // one run
+	Replay   ReplayFunc // optional: the plan file of one run, for Sweep.Replays
 }
 
 // Validate reports the first problem that keeps the experiment from running.
@@ -94,6 +99,7 @@ func Experiments() []Experiment {
 	}
 	for i := range exps {
 		exps[i].Trial = simTrial(exps[i].Fault, exps[i].Failure)
+		exps[i].Replay = simReplay(exps[i])
 	}
 	return exps
 }

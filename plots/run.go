@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -58,7 +60,8 @@ func mix64(z uint64) uint64 {
 }
 
 // Run measures exp with trials runs per point from seed, writes NAME.csv,
-// NAME.png and NAME.svg into outDir (created if missing) and returns the sweep.
+// NAME.png, NAME.svg and the replay plans (Write) into outDir (created if
+// missing) and returns the sweep.
 func Run(exp Experiment, trials int, seed uint64, outDir string) (Sweep, error) {
 	s, err := Measure(exp, Config{Trials: trials, Seed: seed})
 	if err != nil {
@@ -68,7 +71,9 @@ func Run(exp Experiment, trials int, seed uint64, outDir string) (Sweep, error) 
 }
 
 // Write writes the sweep as NAME.csv, NAME.png and NAME.svg into outDir,
-// creating the directory if missing.
+// creating the directory if missing, and each replay's plan as
+// NAME.VARIANT.plan (ReplayFile); a variant without one has its plan file
+// of an earlier run removed, so every plan in outDir belongs to the CSV.
 func Write(s Sweep, outDir string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return fmt.Errorf("plots: output dir: %w", err)
@@ -80,6 +85,24 @@ func Write(s Sweep, outDir string) error {
 		path := filepath.Join(outDir, s.Name+"."+format)
 		if err := writeFile(path, func(f *os.File) error { return WriteChart(f, s, format) }); err != nil {
 			return err
+		}
+	}
+	return writeReplays(s, outDir)
+}
+
+// writeReplays writes the sweep's replay plans and removes stale ones.
+func writeReplays(s Sweep, outDir string) error {
+	for _, v := range s.Variants() {
+		path := filepath.Join(outDir, ReplayFile(s.Name, v))
+		i := slices.IndexFunc(s.Replays, func(r Replay) bool { return r.Variant == v && r.Plan != "" })
+		if i < 0 {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("plots: %w", err)
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(s.Replays[i].Plan), 0o644); err != nil {
+			return fmt.Errorf("plots: %w", err)
 		}
 	}
 	return nil
@@ -115,7 +138,38 @@ func Measure(exp Experiment, cfg Config) (Sweep, error) {
 	if err != nil {
 		return Sweep{}, err
 	}
-	return tally(exp, cfg.Trials, failed)
+	s, err := tally(exp, cfg.Trials, failed)
+	if err != nil {
+		return Sweep{}, err
+	}
+	s.Replays, err = replays(exp, cfg, failed)
+	return s, err
+}
+
+// replays finds each variant's first failing trial (trials are indexed
+// variant, then x, then trial number, so the first is at the lowest x) and
+// asks the experiment for its plan.
+func replays(exp Experiment, cfg Config, failed []bool) ([]Replay, error) {
+	g := grid{points: len(exp.Xs), trials: cfg.Trials}
+	var out []Replay
+	for k := 0; k < len(failed); k++ {
+		if !failed[k] {
+			continue
+		}
+		v, j, i := g.split(k)
+		variant := exp.Variants[v]
+		r := Replay{Variant: variant.Name, X: exp.Xs[j], Trial: i, Seed: TrialSeed(cfg.Seed, exp.Name, j, i)}
+		if exp.Replay != nil {
+			plan, err := exp.Replay(variant, r.X, r.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("plots: %s variant %s x=%v seed=%d: replay plan: %w", exp.Name, variant.Name, r.X, r.Seed, err)
+			}
+			r.Plan = plan
+		}
+		out = append(out, r)
+		k = (v+1)*g.points*g.trials - 1 // on to the next variant
+	}
+	return out, nil
 }
 
 // grid indexes the trials of an experiment: trial k is trial k%T of x index

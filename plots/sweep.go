@@ -25,6 +25,26 @@ type Sweep struct {
 	// is labelled by its name.
 	Labels map[string]string
 	Points []Point
+	// Replays holds, per variant that failed at least once (in variant
+	// order), its first failing trial: at the lowest x where it failed, the
+	// lowest trial number there.
+	Replays []Replay
+}
+
+// Replay is one failing trial of a series, with the plan file that runs it
+// again ("simrun replay FILE").
+type Replay struct {
+	Variant string
+	X       float64
+	Trial   int    // trial number at X
+	Seed    uint64 // the trial's seed
+	Plan    string // the plan file's text; "" if the experiment has no ReplayFunc
+}
+
+// ReplayFile is the name Write gives the replay plan of a variant of the
+// sweep called name: NAME.VARIANT.plan.
+func ReplayFile(name, variant string) string {
+	return name + "." + variant + ".plan"
 }
 
 // Variants returns the variant names of the sweep in first-seen order.

@@ -70,6 +70,18 @@ func TrialPlan(exp Experiment, v Variant, x float64, seed uint64) (sim.Plan, err
 	return plan, nil
 }
 
+// simReplay is the ReplayFunc of a registered experiment: the text of
+// TrialPlan.
+func simReplay(exp Experiment) ReplayFunc {
+	return func(v Variant, x float64, seed uint64) (string, error) {
+		plan, err := TrialPlan(exp, v, x, seed)
+		if err != nil {
+			return "", err
+		}
+		return plan.String(), nil
+	}
+}
+
 // trialConfig is the sim config of one trial: the calm profile (no fault
 // but the experiment's own) and the fault at probability x.
 func trialConfig(fault Fault, v Variant, x float64, seed uint64) (sim.Config, error) {
