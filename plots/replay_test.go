@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,4 +123,49 @@ func TestExperimentReplayFails(t *testing.T) {
 	if vs := model.Check(got.History(), model.Options{Only: model.SetOf(model.NoLoss)}); len(vs) == 0 {
 		t.Error("the replayed trial loses no message")
 	}
+}
+
+// TestCommittedReplaysFail: every replay plan under docs/experiments names
+// a variant of its experiment, parses whole, and its run breaks that
+// experiment's invariants, as the trial it was saved from did.
+func TestCommittedReplaysFail(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "docs", "experiments", "*.plan"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no replay plans under docs/experiments (%v)", err)
+	}
+	for _, file := range files {
+		name, variant, _ := strings.Cut(strings.TrimSuffix(filepath.Base(file), ".plan"), ".")
+		exp, err := ByName(name)
+		if err != nil || !slices.Contains(variantNames(exp), variant) {
+			t.Errorf("%s: no experiment %q with a variant %q (%v)", file, name, variant, err)
+			continue
+		}
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := sim.ParsePlan(string(text))
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		cfg, err := sim.ConfigOf(plan.Header)
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		res := sim.Run(cfg, plan)
+		if res.Err != nil || len(model.Check(res.History(), model.Options{Only: invariants(exp.Failure)})) == 0 {
+			t.Errorf("%s: the run (err %v) does not break the experiment's invariants", file, res.Err)
+		}
+	}
+}
+
+// variantNames lists an experiment's variant names.
+func variantNames(exp Experiment) []string {
+	var names []string
+	for _, v := range exp.Variants {
+		names = append(names, v.Name)
+	}
+	return names
 }
