@@ -107,6 +107,13 @@ type Broker struct {
 	sent    byteArena // the blocks sent bytes are encoded into, never reused
 	bytes   byteArena // message copies, record values and keys, never reused
 	matches []subMatch
+
+	// Shared subscription groups (broker_shared.go): by full filter, by
+	// number, the full filters in order, and the last number given.
+	shared    map[string]*sharedGroup
+	groupByID map[uint32]*sharedGroup
+	groupKeys []string
+	groupSeq  uint32
 	fan     []brokerFanSend
 	fan0    []brokerFanQoS0   // the QoS 0 copies of fan
 	decs    []*packet.Decoder // decoders of closed connections, for the next ones

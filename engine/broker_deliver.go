@@ -14,7 +14,8 @@ type brokerOut struct {
 	qos    packet.QoS
 	retain bool
 	pubrel bool // PUBREC received, PUBREL sent or pending
-	sent   bool // PUBLISH sent at least once (resends carry DUP=1)
+	sent   bool   // PUBLISH sent at least once (resends carry DUP=1)
+	share  uint32 // the shared subscription group it was given to, 0 for none
 }
 
 // brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it,
@@ -64,6 +65,9 @@ func (b *Broker) fanoutStore(m brokerMsg, qos packet.QoS, retain bool, from stri
 		// 3.1.1 [MQTT-3.3.1-9] always clears it on forwarding.
 		out.retain = retain && s.version == packet.V5 && sm.opts.RetainAsPublished
 		b.enqueue(s, out)
+	}
+	if len(b.groupKeys) > 0 {
+		b.fanoutShared(m, qos, retain, skip)
 	}
 }
 

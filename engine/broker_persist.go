@@ -321,6 +321,9 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.bool(m.pubrel)
 	w.msg(&m.msg)
 	w.u64(m.msg.originSeq)
+	if k := b.shareKeyOf(m); k != "" {
+		w.str(k) // absent in the records of ordinary copies
+	}
 	b.putRecord(key, &w)
 }
 
@@ -492,6 +495,10 @@ func (b *Broker) restoreSub(r Record) error {
 		return nil // its session record was lost: the subscription went with it
 	}
 	s.setSub(filter, o)
+	if sharedSub(s, filter) {
+		b.shareAdd(filter, s, o)
+		return nil
+	}
 	b.tree.add(filter, s, o)
 	return nil
 }
@@ -503,6 +510,11 @@ func (b *Broker) restoreOut(r Record) error {
 	m.seq, id, m.id, m.qos, m.retain, m.pubrel = rd.u64(), rd.strView(), rd.u16(), qosOf(rd.u8()), rd.bool(), rd.bool()
 	m.msg = rd.msg()
 	m.msg.originSeq = rd.u64()
+	if len(rd.b) > 0 {
+		if k := rd.str(); isShared(k) {
+			m.share = b.shareGroup(k).id
+		}
+	}
 	if err := rd.done(); err != nil {
 		return corrupt(r.Key, err.Error())
 	}

@@ -27,7 +27,7 @@ import (
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
 //	open C                      ConnOpened for connection C
-//	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE subids=true
+//	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE subids=true shared=true
 //	subscribe C ID [subid=N] FILTER:QOS[:nl][:rap][:rhN] ...
 //	connect C v5|v311 [id=X] [user=U] [pass=P] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
 //	        [will=TOPIC:PAYLOAD:QOS[:retain][:delay=N]]
@@ -498,6 +498,8 @@ func (w *bsWorld) configure(args []string) error {
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "subids":
 			w.cfg.SubscriptionIDs = v == "true"
+		case "shared":
+			w.cfg.SharedSubscriptions = v == "true"
 		case "maxka":
 			w.cfg.MaxKeepAlive = uint16(n)
 		case "anonymous", "passwd", "aclfile":

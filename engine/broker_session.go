@@ -180,6 +180,9 @@ func (b *Broker) sendConnack(c *brokerConn, sp bool, assigned string) {
 		if b.cfg.SubscriptionIDs {
 			pr.SubIDAvailable = 1 // §3.2.2.3.12
 		}
+		if b.cfg.SharedSubscriptions {
+			pr.SharedSubAvailable = 1 // §3.2.2.3.13
+		}
 		pr.ReceiveMaximum = b.cfg.ReceiveMaximum
 		pr.MaximumPacketSize = b.cfg.MaxPacketSize
 		if b.cfg.TopicAliasMaximum > 0 {
@@ -232,10 +235,11 @@ func (b *Broker) endSession(s *brokerSession) {
 	b.cancelTimer(&s.willTimer)
 	b.cancelTimer(&s.expiryTimer)
 	for _, f := range sortedKeys(s.subs) {
-		b.tree.remove(f, s.id)
+		b.unsub(s, f)
 	}
-	b.dropRecords(s)
 	delete(b.sessions, s.id)
+	b.handOn(s) // its shared messages go to other members of their groups
+	b.dropRecords(s)
 }
 
 // dropRecords deletes every durable record of the session: when it ends, or

@@ -32,7 +32,7 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 	var withRetained []packet.Subscription
 	for i, sub := range p.Subs {
 		switch {
-		case v5 && isShared(sub.Filter):
+		case v5 && isShared(sub.Filter) && !b.cfg.SharedSubscriptions:
 			reasons[i] = packet.SharedSubsNotSupported
 			continue
 		case !validFilter(sub.Filter):
@@ -50,10 +50,14 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 		if !v5 {
 			o = subOptions{QoS: o.QoS}
 		}
-		existed := b.tree.add(sub.Filter, s, o)
 		s.setSub(sub.Filter, o)
 		b.saveSub(s, sub.Filter, o)
 		reasons[i] = packet.ReasonCode(o.QoS) // granted QoS [MQTT-3.9.3-1]
+		if v5 && isShared(sub.Filter) {
+			b.shareAdd(sub.Filter, s, o) // no retained messages for a shared subscription (§3.3.1.3)
+			continue
+		}
+		existed := b.tree.add(sub.Filter, s, o)
 		if o.RetainHandling == 0 || (o.RetainHandling == 1 && !existed) {
 			withRetained = append(withRetained, packet.Subscription{Filter: sub.Filter, QoS: o.QoS})
 		}
@@ -93,7 +97,7 @@ func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
 		if b.pol.Mutations&MutKeepUnsubscribed != 0 {
 			continue // canary: acknowledged, not removed
 		}
-		existed := b.tree.remove(f, s.id)
+		existed := b.unsub(s, f)
 		delete(s.subs, f)
 		if existed {
 			b.delSub(s, f)
@@ -102,6 +106,15 @@ func (b *Broker) handleUnsubscribe(c *brokerConn, p *packet.Unsubscribe) {
 		}
 	}
 	b.send(c, &packet.Unsuback{PacketID: p.PacketID, Reasons: reasons})
+}
+
+// unsub removes the session's subscription to f from the tree or from its
+// shared group, and reports whether it existed.
+func (b *Broker) unsub(s *brokerSession, f string) bool {
+	if sharedSub(s, f) {
+		return b.shareRemove(f, s)
+	}
+	return b.tree.remove(f, s.id)
 }
 
 // storeRetained replaces the retained message of the topic, or deletes it

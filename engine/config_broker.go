@@ -67,6 +67,11 @@ type BrokerConfig struct {
 	// subscription matches [MQTT-3.3.4-3]. Without it a SUBSCRIBE that
 	// carries one is answered DISCONNECT 0xA1.
 	SubscriptionIDs bool
+	// SharedSubscriptions makes the broker accept v5 shared subscriptions
+	// ($share/{ShareName}/{filter}, §4.8.2; announced in CONNACK as Shared
+	// Subscription Available = 1): each message goes to one member of each
+	// group. Without it they are refused with SUBACK 0x9E.
+	SharedSubscriptions bool
 	// Access is the authentication and authorization: nil lets every
 	// client connect, publish and subscribe.
 	Access *Access

@@ -23,6 +23,12 @@
 // BrokerConfig.MaxKeepAlive caps the Keep Alive (announced to v5 clients as
 // Server Keep Alive).
 //
+// Shared subscriptions and Subscription Identifiers (MQTT 5.0 §4.8.2,
+// §3.8.2.1.2) are broker options (BrokerConfig.SharedSubscriptions,
+// SubscriptionIDs), off by default so the default CONNACK is unchanged:
+// broker_shared.go states how a group's member is chosen and what happens to
+// a member's messages when its session ends.
+//
 // Policies select between the legacy behaviours of the three seed pull
 // requests and their fixes; every legacy knob's name starts with Legacy.
 package engine
