@@ -114,9 +114,9 @@ type Broker struct {
 	groupByID map[uint32]*sharedGroup
 	groupKeys []string
 	groupSeq  uint32
-	fan     []brokerFanSend
-	fan0    []brokerFanQoS0   // the QoS 0 copies of fan
-	decs    []*packet.Decoder // decoders of closed connections, for the next ones
+	fan       []brokerFanSend
+	fan0      []brokerFanQoS0   // the QoS 0 copies of fan
+	decs      []*packet.Decoder // decoders of closed connections, for the next ones
 }
 
 // NewBroker validates cfg and rebuilds the broker from restored, the durable

@@ -13,7 +13,7 @@ type brokerOut struct {
 	id     uint16 // packet id, 0 while queued
 	qos    packet.QoS
 	retain bool
-	pubrel bool // PUBREC received, PUBREL sent or pending
+	pubrel bool   // PUBREC received, PUBREL sent or pending
 	sent   bool   // PUBLISH sent at least once (resends carry DUP=1)
 	share  uint32 // the shared subscription group it was given to, 0 for none
 }
