@@ -23,6 +23,10 @@ type campaignSummary struct {
 	byInvariant map[string]*tally
 	byWorld     map[string]*tally
 	total       statsJSON
+	// incomplete, if set, says why the records are not the whole campaign
+	// (an interrupted run): the summary then never says "violations: none"
+	// alone.
+	incomplete string
 }
 
 // sortRecords orders records by world, then seed.
@@ -116,9 +120,12 @@ func (s campaignSummary) writeText(w io.Writer) {
 		f := strings.Split(k, "/")
 		fmt.Fprintf(w, "  %-18s %-8s %-10s %-7s %-6s %8d %8d\n", f[0], f[1], f[2], f[3], f[4], s.byWorld[k].seeds, s.byWorld[k].failing)
 	}
-	if len(s.byInvariant) == 0 {
+	switch {
+	case len(s.byInvariant) == 0 && s.incomplete != "":
+		fmt.Fprintf(w, "violations: none in the seeds done so far; the campaign is INCOMPLETE (%s)\n", s.incomplete)
+	case len(s.byInvariant) == 0:
 		fmt.Fprintln(w, "violations: none")
-	} else {
+	default:
 		fmt.Fprintln(w, "violations by invariant (-judge spec: what the fixed engine promises under each run's faults; preset: what the run's preset promises):")
 		fmt.Fprintf(w, "  %-18s %8s %10s\n", "invariant", "seeds", "violations")
 		for _, k := range sortedKeys(s.byInvariant) {

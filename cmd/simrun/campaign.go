@@ -177,28 +177,49 @@ func (c campaign) prepare() ([]record, int, error) {
 		return nil, 0, ioFailure(err, "output dir")
 	}
 	if !c.resume {
-		return nil, 0, c.clean()
+		if err := c.clean(); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, writeManifest(c.out, manifestOf(c))
 	}
-	recs, bad, err := readResults(c.out)
+	recs, bad, err := c.resumable()
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading %s: %w", filepath.Join(c.out, resultsFile), err)
+		return nil, 0, err
 	}
-	want := newRecord(c.world, 0)
-	for _, r := range recs {
-		if r.worldKey() != want.worldKey() {
-			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d of world %s, not %s (same flags, or another -out)", resultsFile, r.Seed, r.worldKey(), want.worldKey())
-		}
-		if !c.inCampaign(r.Seed) {
-			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d, outside this campaign's -start, -seeds and -shard", resultsFile, r.Seed)
-		}
-	}
-	recs = dedupe(recs)
 	if bad > 0 {
 		if err := rewriteResults(c.out, recs); err != nil {
 			return nil, 0, ioFailure(err, "dropping unreadable lines")
 		}
 	}
-	return recs, bad, nil
+	return recs, bad, writeManifest(c.out, manifestOf(c))
+}
+
+// resumable reads the results -resume continues, refusing a directory of
+// another campaign (its campaign.json or its records say so). -seeds may
+// change, as long as every seed done is still in the campaign.
+func (c campaign) resumable() ([]record, int, error) {
+	results := filepath.Join(c.out, resultsFile)
+	m, ok, err := readManifest(c.out)
+	if err != nil {
+		return nil, 0, err
+	}
+	want := manifestOf(c)
+	if ok && (m.worldKey() != want.worldKey() || m.Start != want.Start || m.Shard != want.Shard || m.Shards != want.Shards) {
+		return nil, 0, badUsage("campaign", "-resume: %s holds the campaign %s, not %s (resume with its flags, or choose another -out)", c.out, m, want)
+	}
+	recs, bad, err := readResults(c.out)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", results, err)
+	}
+	for _, r := range recs {
+		if r.worldKey() != want.worldKey() {
+			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d of world %s, not %s (same flags, or another -out)", results, r.Seed, r.worldKey(), want.worldKey())
+		}
+		if !c.inCampaign(r.Seed) {
+			return nil, 0, badUsage("campaign", "-resume: %s holds seed %d, outside this campaign's -start, -seeds and -shard", results, r.Seed)
+		}
+	}
+	return dedupe(recs), bad, nil
 }
 
 // dedupe keeps the first record of each key.
@@ -220,7 +241,7 @@ func (c campaign) clean() error {
 	if err != nil {
 		return err
 	}
-	for _, p := range append(plans, filepath.Join(c.out, resultsFile), filepath.Join(c.out, "failing.txt"), filepath.Join(c.out, "summary.txt")) {
+	for _, p := range append(plans, filepath.Join(c.out, resultsFile), filepath.Join(c.out, "failing.txt"), filepath.Join(c.out, "summary.txt"), filepath.Join(c.out, manifestFile)) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return ioFailure(err, "removing an earlier campaign's %s", p)
 		}
@@ -255,6 +276,9 @@ func (e *env) runCampaign(c campaign) int {
 		fmt.Fprintf(e.stdout, "ran %d seeds in %.1fs: %.1f seeds/s on %d workers\n", len(fresh), elapsed.Seconds(), float64(len(fresh))/elapsed.Seconds(), c.workers)
 	}
 	s := summarizeCampaign(append(done, fresh...))
+	if interrupted {
+		s.incomplete = fmt.Sprintf("interrupted: %d of %d seeds done", len(s.recs), len(seeds)+len(done))
+	}
 	if err := e.writeCampaignFiles(c.out, s); err != nil {
 		return e.fail("campaign", ioFailure(err, "writing the summary"))
 	}

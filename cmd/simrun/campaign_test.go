@@ -130,7 +130,9 @@ func TestMergeRejectsNondeterminism(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	simrun(t, "campaign", "-seeds", "2", "-out", a).want(t, exitOK)
 	simrun(t, "campaign", "-seeds", "2", "-out", b).want(t, exitOK)
-	simrun(t, "merge", a, b).want(t, exitOK)
+	if r := simrun(t, "merge", a, b).want(t, exitUsage); !strings.Contains(r.stderr, "shard 0/1 is given 2 times") {
+		t.Errorf("the same campaign twice: stderr %q", r.stderr)
+	}
 	text := fileText(t, filepath.Join(b, resultsFile))
 	recs := readRecords(t, b)
 	text = strings.Replace(text, `"checksum":"`+recs[0].Checksum, `"checksum":"0000000000000000`, 1)

@@ -51,9 +51,18 @@
 // seeds s with (s-start)%n == i; `simrun merge` of the shards' directories
 // prints the unsharded campaign's summary, because the summary is computed
 // from the set of results, sorted, never from their order or the worker
-// count. DIR/summary.txt holds that summary; DIR/failing.txt every failing
-// seed's replay command. A campaign without -resume first removes an earlier
-// campaign's results.jsonl, summary.txt, failing.txt and seed-*.plan in DIR.
+// count. DIR/campaign.json (manifest) says which campaign the directory holds:
+// world, seed range, shard. merge refuses directories that are not the shards
+// of one campaign or do not hold each of its seeds exactly once (a shard
+// interrupted, cut short, empty, missing or given twice), naming the missing
+// or repeated seeds as compact runs ("23..49 step 2") and the command that
+// finishes a shard, and prints no summary (exit 2); directories from before
+// campaign.json merge by the seeds they hold, with a warning. An interrupted
+// campaign's summary says it is INCOMPLETE instead of "violations: none".
+// DIR/summary.txt holds the summary; DIR/failing.txt every failing seed's
+// replay command. A campaign without -resume first removes an earlier
+// campaign's results.jsonl, campaign.json, summary.txt, failing.txt and
+// seed-*.plan in DIR.
 // SIGINT or SIGTERM stops dispatching, lets the in-flight seeds finish,
 // prints the summary so far and the -resume command, and exits 130. Signals
 // stay caught until the summary is written and the -resume command printed:
