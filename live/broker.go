@@ -51,6 +51,7 @@ type brokerConn struct {
 	shadow *packet.Decoder // decodes received bytes for the history only
 	peer   string          // client id, once its CONNECT was decoded
 	remote string          // the peer's address, for ConnLog
+	id     engine.ConnID
 }
 
 // ServeBroker restores a broker from opts.Store and serves it on ln until
@@ -167,7 +168,7 @@ func (b *Broker) opened(c net.Conn) {
 	}
 	b.nextID++
 	id := b.nextID
-	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28), remote: c.RemoteAddr().String()}
+	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28), remote: c.RemoteAddr().String(), id: id}
 	b.logf("conn %d opened from %s", id, c.RemoteAddr())
 	b.step(engine.ConnOpened{Conn: id})
 	go b.l.pump(c, func(data []byte) { b.received(id, data) }, func() { b.closed(id) })
@@ -183,7 +184,8 @@ func (b *Broker) received(id engine.ConnID, data []byte) {
 }
 
 // recordReceived decodes a copy of the stream for the history; the peer is
-// named by its CONNECT's client id.
+// named by its CONNECT's client id, or "anonymous-N" (N the connection's
+// number) when the id is empty, so two anonymous clients stay apart.
 func (b *Broker) recordReceived(bc *brokerConn, data []byte) {
 	if bc.shadow == nil {
 		return
@@ -200,6 +202,9 @@ func (b *Broker) recordReceived(bc *brokerConn, data []byte) {
 		now := int64(b.l.now())
 		if cp, ok := p.(*packet.Connect); ok && bc.peer == "" {
 			bc.peer = cp.ClientID
+			if bc.peer == "" {
+				bc.peer = fmt.Sprintf("anonymous-%d", bc.id)
+			}
 			b.logf("conn from %s: CONNECT client id %q clean start %v", bc.remote, cp.ClientID, cp.CleanStart)
 			b.rec.Add(model.Event{Kind: model.ConnOpened, Time: now, Node: model.BrokerNode, Peer: bc.peer})
 		}
@@ -261,16 +266,18 @@ func (b *Broker) handleSend(a engine.Send) {
 	if bc == nil {
 		return
 	}
-	_ = bc.c.SetWriteDeadline(time.Now().Add(IOTimeout))
-	if _, err := bc.c.Write(a.Data); err != nil {
-		bc.c.Close()
-		return
-	}
 	peer := bc.peer
 	if cp, ok := a.Packet.(*packet.Connack); ok && cp.Props.Present.Has(packet.PropAssignedClientID) && peer == "" {
 		peer = cp.Props.AssignedClientID
 	}
+	// Recorded before the write, so the peer's receipt never precedes it
+	// in a shared history; a failed write loses the packet with the
+	// connection.
 	b.rec.Add(model.Event{Kind: model.Sent, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: peer, Packet: modelPacket(a.Packet, b.opts.MsgID)})
+	_ = bc.c.SetWriteDeadline(time.Now().Add(IOTimeout))
+	if _, err := bc.c.Write(a.Data); err != nil {
+		bc.c.Close()
+	}
 }
 
 // fail stops the broker after a store failure, as a crashed process would.

@@ -437,13 +437,15 @@ func (c *Client) handleSend(a engine.Send) {
 	if a.Conn != c.connID || c.conn == nil {
 		return // a stale connection's packet
 	}
+	// Recorded before the write: once written, the peer (or a recording
+	// proxy) may record its receipt at once, and the history must show the
+	// send first. A failed write is a packet lost with its connection.
+	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(a.Packet, c.opts.MsgID),
+		ReceiveMax: connectReceiveMax(a.Packet)})
 	_ = c.conn.SetWriteDeadline(time.Now().Add(IOTimeout))
 	if _, err := c.conn.Write(a.Data); err != nil {
 		c.conn.Close() // the reader reports ConnClosed
-		return
 	}
-	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(a.Packet, c.opts.MsgID),
-		ReceiveMax: connectReceiveMax(a.Packet)})
 }
 
 // handlePersist writes to the store. A store failure is fatal: the driver

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -59,6 +60,9 @@ func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64) {
 // named records the opening of pc once its CONNECT names the client.
 func (p *Proxy) named(pc *proxyConn, c *packet.Connect, now int64) {
 	pc.clientID, pc.version, pc.clean = c.ClientID, c.Version, c.CleanStart
+	if pc.clientID == "" { // two anonymous clients must stay apart
+		pc.clientID = fmt.Sprintf("anonymous-%d", pc.id)
+	}
 	pc.persistent = !c.CleanStart
 	if c.Version == packet.V5 {
 		pc.persistent = c.Props.Present.Has(packet.PropSessionExpiry) && c.Props.SessionExpiry > 0

@@ -31,8 +31,8 @@ type Stats struct {
 	Accepted        int // QoS>=1 messages a publisher accepted (ours) or published with exit 0 (external)
 	Deliveries      int // (subscriber, accepted message) pairs delivered
 	Expected        int // accepted messages x subscribers
-	Lost            int // accepted messages some subscriber never got
-	Duplicated      int // messages some subscriber got more than once
+	Lost            int // messages some subscriber was owed (model NoLoss) and never got
+	Duplicated      int // accepted messages some subscriber got more than once
 	Events          int
 }
 
@@ -145,8 +145,10 @@ func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *
 	st := Stats{Issued: t.issued, Skipped: t.skipped, Events: len(h.Events)}
 	t.mu.Unlock()
 	statsOf(h, &st)
+	v := Judge(h, t.cfg.Promise)
+	st.Lost = lostMessages(v)
 	return &Report{Seed: t.cfg.Seed, Config: t.cfg, Wall: wall, Interrupted: interrupted, Schedule: t.schedule,
-		Applied: applied, Stats: st, Verdict: Judge(h, t.cfg.Promise), History: h}
+		Applied: applied, Stats: st, Verdict: v, History: h}
 }
 
 // statsOf counts accepted, delivered, lost and duplicated messages.
@@ -167,22 +169,35 @@ func statsOf(h model.History, st *Stats) {
 	st.Accepted = len(accepted)
 	st.Expected = len(accepted) * len(subs)
 	for _, m := range accepted {
-		lost, dup := false, false
+		dup := false
 		for s := range subs {
 			n := got[s+"\x00"+m]
 			if n > 0 {
 				st.Deliveries++
 			}
-			lost = lost || n == 0
 			dup = dup || n > 1
-		}
-		if lost {
-			st.Lost++
 		}
 		if dup {
 			st.Duplicated++
 		}
 	}
+}
+
+// lostMessages counts the distinct messages of the NoLoss violations,
+// promised or not: messages a subscriber was owed by the model's rules and
+// never got (a delivery a clean start discarded is not owed).
+func lostMessages(v Verdict) int {
+	lost := map[string]bool{}
+	for _, vs := range [][]model.Violation{v.Violations, v.Unpromised} {
+		for _, x := range vs {
+			if x.Invariant == model.NoLoss {
+				for _, m := range msgRE.FindAllString(x.Reason, 1) {
+					lost[m] = true
+				}
+			}
+		}
+	}
+	return len(lost)
 }
 
 // Failed reports whether the run violated a promised invariant.
@@ -199,7 +214,7 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "workload     QoS %d on %s, %d msg/s, fault phase %v, liveness bound %v (wall %v)\n", c.QoS, c.Topic, c.Rate, c.Duration, c.Liveness, r.Wall.Round(time.Millisecond))
 	fmt.Fprintf(&b, "faults       %d scheduled (%s), applied: %s\n", len(r.Schedule), kindList(c.Faults), appliedList(r.Applied))
 	s := r.Stats
-	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d, lost %d, duplicated %d\n",
+	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d pairs, lost %d, duplicated %d\n",
 		s.Issued, s.Skipped, s.Accepted, s.Deliveries, s.Expected, s.Lost, s.Duplicated)
 	fmt.Fprintf(&b, "events       %d\n", s.Events)
 	v := r.Verdict
@@ -331,18 +346,24 @@ func (r *Report) violationsText() string {
 	return b.String()
 }
 
-// excerpt is the history around violation x.
+// excerpt is the history behind violation x: the events it cites, those
+// around its step, every event of the messages its reason names, and the
+// landmarks.
 func (r *Report) excerpt(x model.Violation) string {
 	msgs := map[string]bool{}
 	for _, m := range msgRE.FindAllString(x.Reason, -1) {
 		msgs[m] = true
+	}
+	cited := map[int]bool{}
+	for _, i := range x.Events {
+		cited[i] = true
 	}
 	var b strings.Builder
 	evs := r.History.Events
 	for i := range evs {
 		e := &evs[i]
 		near := i >= x.Step-3 && i <= x.Step+1
-		if near || msgs[e.Msg] || msgs[e.Packet.Msg] || landmark(e) {
+		if near || cited[i] || msgs[e.Msg] || msgs[e.Packet.Msg] || landmark(e) {
 			b.WriteString(FormatEvent(i, e) + "\n")
 		}
 	}

@@ -37,7 +37,7 @@ func wantRunDir(t *testing.T, dir string) {
 // promise of the spec.
 func TestLiveOursUnderClientFaults(t *testing.T) {
 	t.Parallel()
-	r, dir := liveRun(t, "-seed", "3", "-faults", "client-kill,cut")
+	r, dir := liveRun(t, "-seed", "3", "-faults", "client-kill,cut,blackhole")
 	r.want(t, exitOK)
 	if !strings.Contains(r.stdout, "violations   none") || !strings.Contains(r.stdout, "client-kill") {
 		t.Errorf("summary:\n%s", r.stdout)
