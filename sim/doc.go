@@ -121,6 +121,25 @@
 // model.Events a History builds are lent on too (a campaign judges each seed
 // before the next), so a judged seed allocates about 0.7 MB instead of 1.4.
 //
+// # Shrinking
+//
+// Shrink reduces a failing plan while its run still violates the same
+// invariant (the step may move), judged by a caller's Judge (simrun's spec
+// or preset judge) or model.CheckPromised. Every candidate is a real run on
+// one Runner; ValidatePlan refuses a candidate that could not run. In rounds
+// until a round changes nothing: random crashes are pinned as crash and
+// restart ops (crash points off), ops are deleted (halving chunks down to
+// single ops, a node's or a kind's ops, a fault with its repair, small
+// windows), adjacent advances merged, arguments simplified towards the
+// benign zero (QoS, retain, clean start, durations, message ids) and the
+// fault profile too (a custom profile, probabilities to zero, ranges to
+// their minimum). After the first fixed point, a deletion that no longer
+// fails is also tried with a few seeds derived from the plan's: a deleted op
+// shifts every later draw, and a reroll often finds the same failure in
+// the smaller plan. Deterministic: the same input and options give the same
+// plan; Stop (a deadline, Ctrl-C) and MaxRuns end it with the smallest
+// failing plan so far.
+//
 // The package has no goroutines, channels, timers, package-level randomness or
 // map-order dependence: the same config and plan give the same checksum on any
 // machine and any GOMAXPROCS.

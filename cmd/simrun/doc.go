@@ -6,6 +6,7 @@
 //	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
 //	simrun replay FILE [-json] [-all] [-trace F] [-html F]
 //	simrun campaign [-seeds N -start S -workers W -out DIR -resume -shard i/n] [world flags]
+//	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D] | shrink -bench [-bench-seeds N ...]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
 //	simrun presets | profiles | scenarios
@@ -36,6 +37,17 @@
 // A text line prints a violation's reason with its long lists cut to a few
 // items and a count (sim.ShortReason), and the history events it cites;
 // -json and results.jsonl keep the whole reason.
+//
+// # Shrinking
+//
+// shrink reduces a failing plan file or seed with sim.Shrink, judged as run
+// judges (-judge), and writes the shrunk plan (first line "# shrunk from N
+// ops to M ops in D") and its replay command. Progress goes to stderr;
+// SIGINT or SIGTERM writes the smallest failing plan found so far and exits
+// 130; -timeout and -budget bound it. shrink -bench runs the campaign of
+// each preset on one goroutine and shrinks its failing seeds, printing the
+// share shrunk to at most -bench-max-ops ops and the medians and 90th
+// percentiles of ops before and after, time and runs.
 //
 // # Campaigns
 //

@@ -45,6 +45,9 @@ type env struct {
 	// afterResult, if set, is called by a campaign after each recorded
 	// result (tests use it to interrupt a campaign part way).
 	afterResult func(done int)
+	// afterShrinkRun, if set, is called by shrink after each candidate run
+	// (tests use it to interrupt a shrink part way).
+	afterShrinkRun func(runs int)
 }
 
 // command is one subcommand.
@@ -59,6 +62,7 @@ func commands() []command {
 		{"run", "[flags]", "run one seed and print what happened and what it violated", (*env).cmdRun},
 		{"replay", "FILE [flags]", "replay a saved plan file and print the same summary", (*env).cmdReplay},
 		{"campaign", "[flags]", "run many seeds over workers; save failing plans; resumable and shardable", (*env).cmdCampaign},
+		{"shrink", "FILE | -seed N [flags]", "shrink a failing plan or seed to a small plan that fails the same way", (*env).cmdShrink},
 		{"merge", "DIR...", "combine the results.jsonl of campaign shards into one summary", (*env).cmdMerge},
 		{"experiment", "NAME [flags] | -list", "run a failure-rate sweep and write CSV, PNG and SVG", (*env).cmdExperiment},
 		{"live", "[flags]", "judge real brokers and clients (processes) under real faults by the same model", (*env).cmdLive},

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mqttlab/mqttlab/model"
+	"github.com/mqttlab/mqttlab/sim"
+)
+
+// Defaults of shrink's bounds.
+const (
+	defaultShrinkTimeout = 60 * time.Second
+	// progressEvery is how often shrink prints its progress line.
+	progressEvery = time.Second
+)
+
+// shrinkJob is one shrink: the failing run and its bounds.
+type shrinkJob struct {
+	cfg     sim.Config // with SkipCheck: the judge checks
+	plan    sim.Plan
+	judge   judge
+	budget  int           // candidate runs, 0: no bound
+	timeout time.Duration // 0: no bound
+	ctx     context.Context
+	// progress, if set, sees each candidate run.
+	progress func(sim.ShrinkProgress)
+}
+
+// shrunkPlan is a finished shrink.
+type shrunkPlan struct {
+	sim.Shrunk
+	took        time.Duration
+	interrupted bool // the context was cancelled (Ctrl-C)
+	timedOut    bool // the timeout ended it
+}
+
+// runShrink shrinks job's plan while it still violates the invariant of
+// its first violation under job.judge, until no single change keeps the
+// failure or a bound (budget, timeout, cancelled context) stops it.
+func runShrink(job shrinkJob) (shrunkPlan, error) {
+	began := time.Now()
+	var deadline time.Time
+	if job.timeout > 0 {
+		deadline = began.Add(job.timeout)
+	}
+	var out shrunkPlan
+	opts := sim.ShrinkOptions{
+		Judge:   func(r sim.Result) []model.Violation { return job.judge.judgeRun(r, false).violations },
+		MaxRuns: job.budget,
+		Stop: func() bool {
+			out.interrupted = job.ctx.Err() != nil
+			out.timedOut = !deadline.IsZero() && time.Now().After(deadline)
+			return out.interrupted || out.timedOut
+		},
+		Progress: job.progress,
+	}
+	s, err := sim.Shrink(job.cfg, job.plan, opts)
+	out.Shrunk, out.took = s, time.Since(began)
+	return out, err
+}
+
+// headline is the plan file's first line: "# shrunk from N ops to M ops in D".
+func (s shrunkPlan) headline() string {
+	return fmt.Sprintf("# shrunk from %d ops to %d ops in %s", s.FromOps, len(s.Plan.Ops), s.took.Round(time.Millisecond))
+}
+
+// fileText is the shrunk plan file: the headline, the invariant it
+// violates and how the shrink ended, then the plan.
+func (s shrunkPlan) fileText() string {
+	return s.Plan.Commented(strings.TrimPrefix(s.headline(), "# "),
+		fmt.Sprintf("violates %s: %s", s.Target, oneLine(s.Violation.Reason, 200)), s.ending())
+}
+
+// ending says how the shrink ended and what it tried.
+func (s shrunkPlan) ending() string {
+	how := "no single change keeps the failure"
+	switch {
+	case s.interrupted:
+		how = "interrupted: the smallest failing plan so far"
+	case s.timedOut:
+		how = "stopped by the timeout: the smallest failing plan so far"
+	case s.Stopped:
+		how = "stopped by the run budget: the smallest failing plan so far"
+	}
+	return fmt.Sprintf("%s (%d runs, %d accepted)", how, s.Runs, s.Accepted)
+}
+
+// oneLine cuts text to at most n bytes on one line.
+func oneLine(text string, n int) string {
+	text = strings.ReplaceAll(text, "\n", " ")
+	if len(text) > n {
+		return text[:n] + "..."
+	}
+	return text
+}
+
+// minPlanPath is the default output of shrinking a plan file: its name
+// with .min.plan for .plan.
+func minPlanPath(path string) string {
+	return strings.TrimSuffix(path, ".plan") + ".min.plan"
+}
+
+// cmdShrink shrinks a failing plan file or seed.
+func (e *env) cmdShrink(args []string) int {
+	fs := e.newFlagSet("shrink", "FILE | -seed N [world flags] [flags] | -bench [flags]",
+		"Shrinks a failing run (a plan file, or a seed of a world) to a small plan that still\n"+
+			"violates the same invariant: deletes ops (halving chunks, then single ops, a node's or a\n"+
+			"kind's ops, a fault with its repair), merges advances, simplifies arguments (QoS, retain,\n"+
+			"clean start, durations, message ids) and the fault profile, in rounds until no single\n"+
+			"change keeps the failure. Every candidate is a real run; the same input gives the same\n"+
+			"plan. Writes the plan file (first line '# shrunk from N ops to M ops in D') and prints\n"+
+			"its replay command; progress goes to stderr. Ctrl-C, -timeout or -budget end it with\n"+
+			"the smallest failing plan found so far.\n"+
+			"With -bench, measures the shrinker over the failing seeds of a campaign per preset.")
+	seed := fs.Uint64("seed", 0, "shrink this seed of the world the flags choose (instead of a plan FILE)")
+	out := fs.String("o", "", "write the shrunk plan to `FILE` (default: FILE with .min.plan, or out/shrink/seed-N.min.plan)")
+	budget := fs.Int("budget", 0, "stop after `N` candidate runs (0: no bound)")
+	timeout := fs.Duration("timeout", defaultShrinkTimeout, "stop after this long (0: no bound); with -bench, per seed")
+	var bf benchFlags
+	bf.add(fs)
+	var wf worldFlags
+	wf.add(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return e.fail("shrink", err)
+	}
+	if *budget < 0 || *timeout < 0 {
+		return e.fail("shrink", badUsage("shrink", "-budget and -timeout must not be negative"))
+	}
+	w, err := wf.resolve("shrink")
+	if err != nil {
+		return e.fail("shrink", err)
+	}
+	if bf.on {
+		if len(pos) > 0 || fs.isSet("seed") {
+			return e.fail("shrink", badUsage("shrink", "-bench takes no FILE and no -seed"))
+		}
+		return e.shrinkBench(bf, w, *budget, *timeout)
+	}
+	job := shrinkJob{judge: w.judge, budget: *budget, timeout: *timeout}
+	path, err := e.shrinkInput(fs, w, pos, *seed, &job)
+	if err != nil {
+		return e.fail("shrink", err)
+	}
+	if *out != "" {
+		path = *out
+	}
+	e.catchSignals()
+	job.ctx = e.ctx
+	return e.shrinkTo(job, path)
+}
+
+// shrinkInput fills job's config and plan from the plan FILE or the -seed,
+// and returns the default output path.
+func (e *env) shrinkInput(fs *flagSet, w world, pos []string, seed uint64, job *shrinkJob) (string, error) {
+	switch {
+	case len(pos) > 1:
+		return "", badUsage("shrink", "want one plan FILE, got %d arguments", len(pos))
+	case len(pos) == 1 && fs.isSet("seed"):
+		return "", badUsage("shrink", "give a plan FILE or -seed, not both")
+	case len(pos) == 1:
+		for _, f := range []string{"profile", "preset", "scenario", "version"} {
+			if fs.isSet(f) {
+				return "", badUsage("shrink", "-%s chooses the world of -seed; a plan FILE's header chooses its own", f)
+			}
+		}
+		cfg, plan, err := e.readPlan("shrink", pos[0])
+		job.cfg, job.plan = cfg, plan
+		return minPlanPath(pos[0]), err
+	case !fs.isSet("seed"):
+		return "", badUsage("shrink", "want a plan FILE or -seed N")
+	}
+	job.cfg = w.config(seed)
+	plan, err := sim.Generate(job.cfg)
+	job.plan = plan
+	return filepath.Join("out", "shrink", fmt.Sprintf("seed-%d.min.plan", seed)), err
+}
+
+// shrinkTo runs the shrink, writes the plan file to path, replays it and
+// prints its summary and replay command. Exit status: 1 (the shrunk plan
+// fails), 130 when interrupted, 0 when the run did not fail at all.
+func (e *env) shrinkTo(job shrinkJob, path string) int {
+	var last time.Time
+	job.progress = func(p sim.ShrinkProgress) {
+		if e.afterShrinkRun != nil {
+			e.afterShrinkRun(p.Runs)
+		}
+		if now := time.Now(); now.Sub(last) >= progressEvery {
+			last = now
+			fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (%s)\n", p.Ops, p.Runs, p.Accepted, p.Pass)
+		}
+	}
+	s, err := runShrink(job)
+	if errors.Is(err, sim.ErrNotFailing) {
+		fmt.Fprintf(e.stdout, "nothing to shrink: the run does not fail (%v)\n", err)
+		return exitOK
+	}
+	if err != nil {
+		return e.fail("shrink", err)
+	}
+	if err := writeUserFile(path, []byte(s.fileText())); err != nil {
+		return e.fail("shrink", fmt.Errorf("writing the shrunk plan: %w", err))
+	}
+	fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (done)\n", len(s.Plan.Ops), s.Runs, s.Accepted)
+	replay := fmt.Sprintf("%s replay %s%s", replayPrefix, path, job.judge.flagArg())
+	r := sim.Run(s.Config, s.Plan)
+	if r.Err != nil {
+		return e.fail("shrink", r.Err)
+	}
+	sum := summarize(s.Config, r, job.judge, false)
+	sum.Replay = replay
+	fmt.Fprintln(e.stdout, strings.TrimPrefix(s.headline(), "# "))
+	fmt.Fprintf(e.stdout, "%s\nwrote %s\n", s.ending(), path)
+	sum.writeText(e.stdout)
+	if s.interrupted {
+		fmt.Fprintf(e.stderr, "simrun shrink: interrupted; wrote the smallest failing plan so far; replay: %s\n", replay)
+		return exitInterrupted
+	}
+	fmt.Fprintf(e.stderr, "simrun shrink: %s violated by a %d-op plan; replay: %s\n", s.Target, len(s.Plan.Ops), replay)
+	return exitViolation
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mqttlab/mqttlab/sim"
+)
+
+// headlineRE is the first line of a shrunk plan file.
+var headlineRE = regexp.MustCompile(`^# shrunk from (\d+) ops to (\d+) ops in \S+\n`)
+
+// shrunkFile reads a shrunk plan file and returns it without its headline
+// (which carries the wall time) and its end line (whose checksum covers the
+// headline), and its plan.
+func shrunkFile(t *testing.T, path string) (string, sim.Plan) {
+	t.Helper()
+	text := fileText(t, path)
+	m := headlineRE.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("%s does not start with the shrunk line:\n%s", path, text)
+	}
+	plan, err := sim.ParsePlan(text)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if m[2] != strconv.Itoa(len(plan.Ops)) {
+		t.Errorf("%s: headline says %s ops, the plan has %d", path, m[2], len(plan.Ops))
+	}
+	body, _, _ := strings.Cut(text[len(m[0]):], "\nend ops=")
+	return body, plan
+}
+
+// TestShrinkSeed: shrink -seed writes a small plan whose replay fails with
+// the invariant of the seed's first violation, prints that replay command,
+// and exits 1; shrinking again writes the same plan.
+func TestShrinkSeed(t *testing.T) {
+	dir := t.TempDir()
+	orig := summaryJSON(t, exitViolation, "run", "-seed", "2", "-preset", "legacy")
+	out := filepath.Join(dir, "a.min.plan")
+	r := simrun(t, "shrink", "-seed", "2", "-preset", "legacy", "-o", out).want(t, exitViolation)
+	replay := "replay: go run ./cmd/simrun replay " + out
+	if !strings.Contains(r.stdout, replay) || !strings.Contains(r.stderr, "ops left") || !strings.Contains(r.stdout, "no single change keeps the failure") {
+		t.Errorf("output lacks the replay command, progress or ending:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	body, plan := shrunkFile(t, out)
+	if len(plan.Ops) > 20 {
+		t.Errorf("shrunk to %d ops, want at most 20", len(plan.Ops))
+	}
+	back := summaryJSON(t, exitViolation, "replay", out)
+	if !slices.ContainsFunc(back.Violations, func(v violationJSON) bool { return v.Invariant == orig.Violations[0].Invariant }) {
+		t.Errorf("replay violates %+v, not %s", back.Violations, orig.Violations[0].Invariant)
+	}
+	again := filepath.Join(dir, "b.min.plan")
+	simrun(t, "shrink", "-seed", "2", "-preset", "legacy", "-o", again).want(t, exitViolation)
+	if body2, _ := shrunkFile(t, again); body2 != body {
+		t.Errorf("shrinking twice gave two plans:\n%s\n--- then ---\n%s", body, body2)
+	}
+}
+
+// TestShrinkFile: shrink FILE writes FILE.min.plan beside it (a saved
+// failing plan); a passing plan has nothing to shrink.
+func TestShrinkFile(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "seed-4.plan")
+	simrun(t, "run", "-seed", "4", "-preset", "legacy", "-save", saved).want(t, exitViolation)
+	r := simrun(t, "shrink", saved).want(t, exitViolation)
+	min := filepath.Join(dir, "seed-4.min.plan")
+	if !strings.Contains(r.stdout, "replay: go run ./cmd/simrun replay "+min) {
+		t.Errorf("no replay of %s:\n%s", min, r.stdout)
+	}
+	shrunkFile(t, min)
+	simrun(t, "replay", min).want(t, exitViolation)
+	passing := filepath.Join(dir, "fixed.plan")
+	simrun(t, "run", "-seed", "1", "-save", passing).want(t, exitOK)
+	if r := simrun(t, "shrink", passing).want(t, exitOK); !strings.Contains(r.stdout, "nothing to shrink") {
+		t.Errorf("passing plan: %s", r.stdout)
+	}
+}
+
+// TestShrinkInterrupted: a Ctrl-C (the cancelled context a signal gives)
+// part way writes the smallest failing plan found so far, which replays to
+// the violation, and exits 130.
+func TestShrinkInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, ctx: ctx,
+		afterShrinkRun: func(runs int) {
+			if runs == 3 {
+				cancel()
+			}
+		}}
+	out := filepath.Join(dir, "cut.min.plan")
+	if code := e.run([]string{"shrink", "-seed", "0", "-preset", "legacy", "-o", out}); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout.String(), stderr.String())
+	}
+	body, plan := shrunkFile(t, out)
+	if !strings.Contains(body, "# interrupted: the smallest failing plan so far (3 runs") {
+		t.Errorf("file does not say it was interrupted after 3 runs:\n%s", body)
+	}
+	full, _ := sim.Generate(sim.Config{Seed: 0, Profile: "swarm"})
+	if len(plan.Ops) >= len(full.Ops) {
+		t.Errorf("interrupted plan has %d ops, the seed's %d: nothing kept from the runs before the interrupt", len(plan.Ops), len(full.Ops))
+	}
+	simrun(t, "replay", out).want(t, exitViolation)
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+// TestShrinkUsage: bad combinations are usage errors naming the problem.
+func TestShrinkUsage(t *testing.T) {
+	dir := t.TempDir()
+	plan := writeFile(t, dir, "x.plan", "mqttlab-plan 1\nseed 1\nversion 5\n---\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"shrink"}, "want a plan FILE or -seed N"},
+		{[]string{"shrink", plan, "-seed", "3"}, "not both"},
+		{[]string{"shrink", plan, "-preset", "legacy"}, "-preset chooses the world of -seed"},
+		{[]string{"shrink", plan, plan}, "want one plan FILE"},
+		{[]string{"shrink", "-seed", "1", "-budget", "-1"}, "must not be negative"},
+		{[]string{"shrink", "-bench", "-seed", "1"}, "-bench takes no FILE"},
+		{[]string{"shrink", "-bench", "-bench-presets", "nosuch"}, "bad -bench-presets"},
+		{[]string{"shrink", filepath.Join(dir, "missing.plan")}, "plan file"},
+	}
+	for _, c := range cases {
+		r := simrun(t, c.args...).want(t, exitUsage)
+		if !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, r.stderr, c.want)
+		}
+	}
+}
+
+// TestShrinkBench: the benchmark table has a line per preset and one for
+// all, with the share shrunk small and the percentiles.
+func TestShrinkBench(t *testing.T) {
+	r := simrun(t, "shrink", "-bench", "-bench-seeds", "3", "-bench-presets", "legacy", "-bench-sample", "1",
+		"-bench-csv", filepath.Join(t.TempDir(), "b.csv")).want(t, exitOK)
+	for _, want := range []string{"<=20 ops", "ops before p50/p90", "\nlegacy ", "\nall "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestPercentile: nearest-rank percentiles.
+func TestPercentile(t *testing.T) {
+	xs := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, c := range []struct{ p, want int }{{50, 5}, {90, 9}, {100, 10}, {1, 1}} {
+		if got := percentile(xs, c.p); got != c.want {
+			t.Errorf("p%d = %d, want %d", c.p, got, c.want)
+		}
+	}
+	if percentile([]int{}, 50) != 0 || percentile([]int{7}, 90) != 7 {
+		t.Error("empty or single")
+	}
+	if got := spread([]uint64{1, 2, 3, 4, 5, 6}, 3); len(got) != 3 || got[0] != 1 || got[1] != 3 || got[2] != 5 {
+		t.Errorf("spread: %v", got)
+	}
+}
