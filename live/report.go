@@ -222,7 +222,7 @@ func (r *Report) Summary() string {
 	for _, e := range v.Excused {
 		fmt.Fprintf(&b, "excused      %s: by %s\n", e.Invariant, strings.Join(e.By, "; "))
 	}
-	fmt.Fprintf(&b, "violations   %s\n", countList(v.Violations))
+	fmt.Fprintf(&b, "violations   %s%s\n", countList(v.Violations), r.firstAt())
 	for i, x := range v.Violations {
 		if i == summaryViolations {
 			fmt.Fprintf(&b, "VIOLATION    ... and %d more (violations.txt)\n", len(v.Violations)-i)
@@ -242,6 +242,27 @@ func (r *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "verdict      %s\n", verdict)
 	return b.String()
+}
+
+// FirstViolation is how far into the run (wall time from its first event)
+// the event of the earliest promised violation happened; false without one.
+func (r *Report) FirstViolation() (time.Duration, bool) {
+	evs := r.History.Events
+	if len(r.Verdict.Violations) == 0 || len(evs) == 0 {
+		return 0, false
+	}
+	first := r.Verdict.Violations[0].Step // sorted by step
+	if first >= len(evs) {
+		return 0, false
+	}
+	return time.Duration(evs[first].Time - evs[0].Time), true
+}
+
+func (r *Report) firstAt() string {
+	if d, ok := r.FirstViolation(); ok {
+		return fmt.Sprintf(" (the first at %.1fs into the run)", d.Seconds())
+	}
+	return ""
 }
 
 // summaryViolations is how many violations the summary lists.
