@@ -69,6 +69,9 @@ func (b *Broker) refusePublish(c *brokerConn, p *packet.Publish) {
 // maySubscribe reports whether the connection's client may subscribe to
 // filter.
 func (b *Broker) maySubscribe(c *brokerConn, filter string) bool {
+	if inner, ok := sharedFilter(filter); ok && c.version == packet.V5 {
+		filter = inner // a shared subscription reads the topics of its filter
+	}
 	return b.cfg.Access.allowed(c.who, filter, ACLRead, false)
 }
 

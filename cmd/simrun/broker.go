@@ -26,10 +26,11 @@ picks the port).`
 
 // cmdBroker is simrun broker.
 func (e *env) cmdBroker(args []string) int {
-	fs := e.newFlagSet("broker", "-data DIR [-listen ADDR] [-preset P]", brokerDoc)
+	fs := e.newFlagSet("broker", "-data DIR [-listen ADDR] [-preset P] [-config FILE]", brokerDoc+"\n\n"+brokerConfDoc)
 	listen := fs.String("listen", "127.0.0.1:1883", "TCP address to listen on (HOST:0 picks a free port)")
 	data := fs.String("data", "", "directory of the broker's durable record store (created if missing; required)")
 	presetName := fs.String("preset", defaultPreset, "engine policy preset whose broker policy to run (see 'simrun presets')")
+	confPath := fs.String("config", "", "broker config file: limits, persistence, password and ACL files, features (keys below)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return e.fail("broker", err)
@@ -44,13 +45,19 @@ func (e *env) cmdBroker(args []string) int {
 	if err != nil {
 		return e.fail("broker", badUsage("broker", "bad -preset: %v", err))
 	}
+	cfg := engine.DefaultBrokerConfig(preset.Broker)
+	if *confPath != "" {
+		if cfg, err = loadBrokerConfig(*confPath, cfg); err != nil {
+			return e.fail("broker", badUsage("broker", "%v", err))
+		}
+	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return e.serveBroker(ctx, *listen, *data, preset)
+	return e.serveBroker(ctx, *listen, *data, preset.Name, cfg)
 }
 
 // serveBroker serves until ctx ends, then stops the broker cleanly.
-func (e *env) serveBroker(ctx context.Context, addr, dir string, preset engine.Preset) int {
+func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg engine.BrokerConfig) int {
 	st, err := live.OpenStore(dir)
 	if err != nil {
 		return e.fail("broker", err)
@@ -66,7 +73,7 @@ func (e *env) serveBroker(ctx context.Context, addr, dir string, preset engine.P
 		fmt.Fprintf(e.stderr, "simrun broker: %s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05.000")}, args...)...)
 	}
 	b, err := live.ServeBroker(ln, live.BrokerOptions{
-		Config:   engine.DefaultBrokerConfig(preset.Broker),
+		Config:   cfg,
 		Store:    st,
 		Recorder: live.NewDiscardRecorder(),
 		ConnLog:  func(line string) { logf("%s", line) },
@@ -76,7 +83,7 @@ func (e *env) serveBroker(ctx context.Context, addr, dir string, preset engine.P
 		return e.fail("broker", err)
 	}
 	mu.Lock()
-	fmt.Fprintf(e.stderr, "simrun broker: listening on %s (preset %s, data %s)\n", b.Addr(), preset.Name, dir)
+	fmt.Fprintf(e.stderr, "simrun broker: listening on %s (preset %s, data %s)\n", b.Addr(), presetName, dir)
 	mu.Unlock()
 	<-ctx.Done()
 	logf("stopping (%v)", context.Cause(ctx))

@@ -25,15 +25,15 @@ type brokerChild struct {
 	waited chan struct{}
 }
 
-// startBrokerChild starts simrun broker on listen with data dir and waits
-// for its "listening on" line.
-func startBrokerChild(t *testing.T, listen, dir string) *brokerChild {
+// startBrokerChild starts simrun broker on listen with data dir (and extra
+// flags) and waits for its "listening on" line.
+func startBrokerChild(t *testing.T, listen, dir string, extra ...string) *brokerChild {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "broker", "-listen", listen, "-data", dir)
+	cmd := exec.Command(exe, append([]string{"broker", "-listen", listen, "-data", dir}, extra...)...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// errBrokerConfig is wrapped by every refusal of a broker config file; the
+// message names the file, the line and the key.
+var errBrokerConfig = errors.New("bad broker config")
+
+// brokerConfDoc documents the config file of simrun broker -config.
+const brokerConfDoc = `A broker config file has one "key value" a line (# starts a comment):
+
+  preset NAME                      engine preset whose broker policy to run (as -preset)
+  persistence every|periodic|none  when the broker writes its state (every: before each ack)
+  snapshot_every N                 periodic persistence: every N changes
+  max_packet_size N                largest packet accepted (announced in v5 CONNACK)
+  receive_maximum N                v5 clients' unacknowledged QoS 1/2 PUBLISHes (CONNACK)
+  max_inflight_v311 N              outbound window of a 3.1.1 client
+  max_queued_messages N            per-session queue bound
+  queue_full drop-oldest|drop-newest
+  topic_alias_maximum N            topic aliases a v5 client may use (0: none)
+  max_keepalive N                  longest Keep Alive, seconds (0: no limit)
+  allow_anonymous true|false       CONNECT without a user name (default true)
+  password_file PATH               mosquitto_passwd file (relative paths: to the config file)
+  acl_file PATH                    mosquitto ACL file (user, topic, pattern lines)
+  shared_subscriptions true|false  $share/{group}/{filter} (MQTT 5.0 §4.8.2)
+  subscription_identifiers true|false`
+
+// loadBrokerConfig reads a broker config file on top of cfg (the -preset
+// flag's). Every refusal wraps errBrokerConfig and names line and key.
+func loadBrokerConfig(path string, cfg engine.BrokerConfig) (engine.BrokerConfig, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: %v", errBrokerConfig, err)
+	}
+	anonymous := true
+	for n, line := range strings.Split(string(text), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%w: %s:%d: key %q: %s", errBrokerConfig, path, n+1, f[0], fmt.Sprintf(format, args...))
+		}
+		if len(f) != 2 {
+			return cfg, bad("want one value, got %d", len(f)-1)
+		}
+		if err := setBrokerKey(&cfg, &anonymous, filepath.Dir(path), f[0], f[1]); err != nil {
+			return cfg, bad("%v", err)
+		}
+	}
+	if cfg.Access != nil {
+		cfg.Access.Anonymous = anonymous
+	} else if !anonymous {
+		cfg.Access = &engine.Access{} // no users: only anonymous clients could come, and they may not
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("%w: %s: %v", errBrokerConfig, path, err)
+	}
+	return cfg, nil
+}
+
+// setBrokerKey applies one key of the config file.
+func setBrokerKey(cfg *engine.BrokerConfig, anonymous *bool, dir, key, v string) error {
+	num := func(max uint64) (uint64, error) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n > max {
+			return 0, fmt.Errorf("%q is not a number in 0..%d", v, max)
+		}
+		return n, nil
+	}
+	flag := func() (bool, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, fmt.Errorf("%q is not true or false", v)
+		}
+		return b, nil
+	}
+	var err error
+	var n uint64
+	var b bool
+	switch key {
+	case "preset":
+		var p engine.Preset
+		if p, err = engine.PresetByName(v); err == nil {
+			cfg.Policy = p.Broker
+		}
+	case "persistence":
+		m := map[string]engine.BrokerPersistence{"every": engine.PersistEveryChange, "periodic": engine.PersistPeriodic, "none": engine.LegacyPersistNone}
+		p, ok := m[v]
+		if !ok {
+			return fmt.Errorf("%q is not every, periodic or none", v)
+		}
+		cfg.Policy.Persistence = p
+		if p == engine.PersistPeriodic && cfg.Policy.SnapshotEvery == 0 {
+			cfg.Policy.SnapshotEvery = 100
+		}
+	case "snapshot_every":
+		n, err = num(1 << 30)
+		cfg.Policy.SnapshotEvery = int(n)
+	case "max_packet_size":
+		n, err = num(268_435_460)
+		cfg.MaxPacketSize = uint32(n)
+	case "receive_maximum":
+		n, err = num(65535)
+		cfg.ReceiveMaximum = uint16(n)
+	case "max_inflight_v311":
+		n, err = num(65535)
+		cfg.InflightV311 = uint16(n)
+	case "max_queued_messages":
+		n, err = num(1 << 30)
+		cfg.MaxQueued = int(n)
+	case "queue_full":
+		q := map[string]engine.QueueFull{"drop-oldest": engine.DropOldest, "drop-newest": engine.DropNewest}[v]
+		if q == 0 {
+			return fmt.Errorf("%q is not drop-oldest or drop-newest", v)
+		}
+		cfg.QueueFull = q
+	case "topic_alias_maximum":
+		n, err = num(65535)
+		cfg.TopicAliasMaximum = uint16(n)
+	case "max_keepalive":
+		n, err = num(65535)
+		cfg.MaxKeepAlive = uint16(n)
+	case "allow_anonymous":
+		*anonymous, err = flag()
+	case "shared_subscriptions":
+		b, err = flag()
+		cfg.SharedSubscriptions = b
+	case "subscription_identifiers":
+		b, err = flag()
+		cfg.SubscriptionIDs = b
+	case "password_file", "acl_file":
+		return loadAccessFile(cfg, dir, key, v)
+	default:
+		return fmt.Errorf("unknown key (known: preset, persistence, snapshot_every, max_packet_size, receive_maximum, max_inflight_v311, max_queued_messages, queue_full, topic_alias_maximum, max_keepalive, allow_anonymous, password_file, acl_file, shared_subscriptions, subscription_identifiers)")
+	}
+	return err
+}
+
+// loadAccessFile reads a password or ACL file into cfg.Access.
+func loadAccessFile(cfg *engine.BrokerConfig, dir, key, path string) error {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if cfg.Access == nil {
+		cfg.Access = &engine.Access{}
+	}
+	if key == "password_file" {
+		cfg.Access.Users, err = engine.ParsePasswordFile(string(text))
+		return err
+	}
+	cfg.Access.ACL = true
+	cfg.Access.Rules, err = engine.ParseACLFile(string(text))
+	return err
+}
