@@ -31,6 +31,7 @@ type campaign struct {
 	workers       int
 	out           string
 	resume        bool
+	force         bool     // replace another campaign's results in out
 	args          []string // the campaign's own arguments, for the -resume hint
 	// shardBase is the -out every shard's default directory is under, when
 	// -shard was given without -out ("" otherwise).
@@ -43,14 +44,16 @@ func (e *env) cmdCampaign(args []string) int {
 		"invariants the preset promises. Failing seeds' plans go to DIR/seed-N.plan; every\n"+
 		"finished seed is appended to DIR/results.jsonl at once, so -resume continues an\n"+
 		"interrupted campaign. -shard i/n runs the seeds s with (s-start)%n == i; 'simrun\n"+
-		"merge' combines shard directories into the unsharded summary. Without -resume, an\n"+
-		"earlier campaign's results.jsonl, failing.txt, summary.txt and seed-*.plan in DIR\n"+
-		"are removed first.")
+		"merge' combines shard directories into the unsharded summary. The default DIR is\n"+
+		"named after the world (out/campaign-PRESET-PROFILE-SCENARIO-vVERSION-JUDGE). Without\n"+
+		"-resume, an earlier run of the same campaign in DIR is replaced; DIR holding another\n"+
+		"campaign's results is refused unless -force.")
 	count := fs.uint64Flag("seeds", defaultSeeds, 1, "number of seeds `N`")
 	start := fs.uint64Flag("start", 0, 0, "first seed `S`")
 	workers := fs.intFlag("workers", runtime.NumCPU(), 1, "`W` worker goroutines")
-	out := fs.String("out", filepath.Join("out", "campaign"), "output `DIR` (with -shard i/n and no -out: out/campaign/shard-i-of-n)")
+	out := fs.String("out", "", "output `DIR` (default out/campaign-PRESET-PROFILE-SCENARIO-vVERSION-JUDGE, with -shard i/n under it: shard-i-of-n)")
 	resume := fs.Bool("resume", false, "continue the campaign in DIR: skip the seeds its results.jsonl already has")
+	force := fs.Bool("force", false, "replace another campaign's results in DIR")
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
 	var wf worldFlags
 	wf.add(fs)
@@ -61,7 +64,7 @@ func (e *env) cmdCampaign(args []string) int {
 	if len(pos) > 0 {
 		return e.fail("campaign", badUsage("campaign", "unexpected argument %q (campaign takes only flags)", pos[0]))
 	}
-	c := campaign{start: *start, count: *count, workers: *workers, out: *out, resume: *resume, args: args}
+	c := campaign{start: *start, count: *count, workers: *workers, out: *out, resume: *resume, force: *force, args: args}
 	if err := c.validate(wf, *shard, fs.isSet("out")); err != nil {
 		return e.fail("campaign", err)
 	}
@@ -88,11 +91,24 @@ func (c *campaign) validate(wf worldFlags, shard string, outSet bool) error {
 	if err != nil {
 		return badUsage("campaign", "bad -shard %q: %v", shard, err)
 	}
-	if c.shards > 1 && !outSet {
-		c.shardBase = c.out
-		c.out = shardDir(c.shardBase, c.shard, c.shards)
+	if c.resume && c.force {
+		return badUsage("campaign", "-resume and -force: -resume continues the campaign in DIR, -force replaces it; give one")
+	}
+	if !outSet {
+		c.out = defaultOut(w)
+		if c.shards > 1 {
+			c.shardBase = c.out
+			c.out = shardDir(c.shardBase, c.shard, c.shards)
+		}
 	}
 	return nil
+}
+
+// defaultOut is the default output directory of a campaign of world w: one
+// per world, so campaigns of different worlds never replace each other.
+func defaultOut(w world) string {
+	r := newRecord(w, 0)
+	return filepath.Join("out", fmt.Sprintf("campaign-%s-%s-%s-v%s-%s", r.Preset, r.Profile, r.Scenario, r.Version, r.Judge))
 }
 
 // shardDir is the default directory of shard i of n under base.
@@ -177,6 +193,9 @@ func (c campaign) prepare() ([]record, int, error) {
 		return nil, 0, ioFailure(err, "output dir")
 	}
 	if !c.resume {
+		if err := c.checkOverwrite(); err != nil {
+			return nil, 0, err
+		}
 		if err := c.clean(); err != nil {
 			return nil, 0, err
 		}
@@ -192,6 +211,33 @@ func (c campaign) prepare() ([]record, int, error) {
 		}
 	}
 	return recs, bad, writeManifest(c.out, manifestOf(c))
+}
+
+// checkOverwrite refuses to replace another campaign's results in c.out
+// (its campaign.json, or for a directory from before campaign.json its
+// records, say which) unless -force.
+func (c campaign) checkOverwrite() error {
+	if c.force {
+		return nil
+	}
+	recs, _, err := readResults(c.out)
+	if err != nil || len(recs) == 0 {
+		return nil // nothing readable to lose
+	}
+	want := manifestOf(c)
+	m, ok, err := readManifest(c.out)
+	other := ""
+	switch {
+	case err != nil:
+		other = "results of an unknown campaign"
+	case ok && (!m.sameCampaign(want) || m.Shard != want.Shard):
+		other = fmt.Sprintf("%d result(s) of the campaign %s", len(recs), m)
+	case !ok && recs[0].worldKey() != want.worldKey():
+		other = fmt.Sprintf("%d result(s) of world %s", len(recs), recs[0].worldKey())
+	default:
+		return nil
+	}
+	return badUsage("campaign", "%s holds %s, not %s: -resume continues that campaign, -force replaces it, or choose another -out", c.out, other, want)
 }
 
 // resumable reads the results -resume continues, refusing a directory of

@@ -108,16 +108,24 @@ func TestShardsMerge(t *testing.T) {
 	}
 }
 
-// TestShardDefaultOut: -shard without -out writes under out/campaign/shard-i-of-n.
+// TestShardDefaultOut: without -out a campaign writes to a directory named
+// after its world, a shard under it in shard-i-of-n.
 func TestShardDefaultOut(t *testing.T) {
 	var c campaign
-	c.out = filepath.Join("out", "campaign")
 	c.count, c.workers = 4, 1
 	if err := c.validate(worldFlags{profile: "swarm", preset: "fixed", scenario: "standard", version: "5", judge: "spec"}, "1/3", false); err != nil {
 		t.Fatal(err)
 	}
-	if c.out != filepath.Join("out", "campaign", "shard-1-of-3") {
+	if c.out != filepath.Join("out", "campaign-fixed-swarm-standard-v5-spec", "shard-1-of-3") {
 		t.Errorf("out %q", c.out)
+	}
+	var d campaign
+	d.count, d.workers = 4, 1
+	if err := d.validate(worldFlags{profile: "crashy", preset: "legacy", scenario: "small", version: "3", judge: "preset"}, "0/1", false); err != nil {
+		t.Fatal(err)
+	}
+	if d.out != filepath.Join("out", "campaign-legacy-crashy-small-v3-preset") {
+		t.Errorf("out %q", d.out)
 	}
 	if got := c.todo(nil); len(got) != 1 || got[0] != 1 {
 		t.Errorf("shard 1/3 of seeds 0..3: %v", got)
@@ -180,7 +188,7 @@ func TestResumeRejectsOtherWorld(t *testing.T) {
 	dir := t.TempDir()
 	simrun(t, "campaign", "-seeds", "2", "-out", dir).want(t, exitOK)
 	r := simrun(t, "campaign", "-seeds", "2", "-preset", "legacy", "-out", dir, "-resume").want(t, exitUsage)
-	if !strings.Contains(r.stderr, "-resume") {
+	if !strings.Contains(r.stderr, "-resume: "+dir+" holds the campaign preset fixed") {
 		t.Errorf("stderr %q", r.stderr)
 	}
 }
@@ -217,12 +225,24 @@ func TestInterruptedCampaign(t *testing.T) {
 	}
 }
 
-// TestFreshCampaignClearsOldFiles: without -resume, an earlier campaign's
-// results and plans in the directory are removed first.
+// TestFreshCampaignClearsOldFiles: another campaign's results in the
+// directory are refused (exit 2, naming the directory and both campaigns)
+// unless -force, which removes its results and plans first; the same
+// campaign run again replaces its own.
 func TestFreshCampaignClearsOldFiles(t *testing.T) {
 	dir := t.TempDir()
 	simrun(t, "campaign", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
-	simrun(t, "campaign", "-seeds", "3", "-out", dir).want(t, exitOK)
+	simrun(t, "campaign", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	for _, args := range [][]string{{"-seeds", "3"}, {"-seeds", "3", "-preset", "legacy"}} {
+		r := simrun(t, append([]string{"campaign", "-out", dir}, args...)...).want(t, exitUsage)
+		if !strings.Contains(r.stderr, dir+" holds 4 result(s) of the campaign preset legacy") || !strings.Contains(r.stderr, "-force") {
+			t.Errorf("%v: stderr %q", args, r.stderr)
+		}
+	}
+	if n := len(readRecords(t, dir)); n != 4 {
+		t.Fatalf("the refused campaign changed the results: %d records", n)
+	}
+	simrun(t, "campaign", "-seeds", "3", "-out", dir, "-force").want(t, exitOK)
 	if plans, _ := filepath.Glob(filepath.Join(dir, "seed-*.plan")); len(plans) != 0 {
 		t.Errorf("stale plans kept: %v", plans)
 	}

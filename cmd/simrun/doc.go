@@ -5,7 +5,7 @@
 //
 //	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
 //	simrun replay FILE [-json] [-all] [-trace F] [-html F]
-//	simrun campaign [-seeds N -start S -workers W -out DIR -resume -shard i/n] [world flags]
+//	simrun campaign [-seeds N -start S -workers W -out DIR -resume|-force -shard i/n] [world flags]
 //	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D] | shrink -bench [-bench-seeds N ...]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
@@ -72,9 +72,13 @@
 // campaign.json merge by the seeds they hold, with a warning. An interrupted
 // campaign's summary says it is INCOMPLETE instead of "violations: none".
 // DIR/summary.txt holds the summary; DIR/failing.txt every failing seed's
-// replay command. A campaign without -resume first removes an earlier
-// campaign's results.jsonl, campaign.json, summary.txt, failing.txt and
-// seed-*.plan in DIR.
+// replay command. The default DIR is named after the world
+// (out/campaign-PRESET-PROFILE-SCENARIO-vVERSION-JUDGE, a shard's
+// shard-i-of-n under it). A campaign without -resume first removes an
+// earlier run's results.jsonl, campaign.json, summary.txt, failing.txt and
+// seed-*.plan in DIR — of the same campaign only: a DIR holding another
+// campaign's results (another world, seed range or shard) is refused unless
+// -force.
 // SIGINT or SIGTERM stops dispatching, lets the in-flight seeds finish,
 // prints the summary so far and the -resume command, and exits 130. Signals
 // stay caught until the summary is written and the -resume command printed:
