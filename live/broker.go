@@ -52,6 +52,32 @@ type brokerConn struct {
 	peer   string          // client id, once its CONNECT was decoded
 	remote string          // the peer's address, for ConnLog
 	id     engine.ConnID
+	// closing: the engine closed the connection; what still arrives is
+	// read and dropped until the peer closes or CloseLinger passes.
+	closing bool
+}
+
+// CloseLinger bounds how long a connection the broker closed keeps draining
+// what the peer still sends (see closeGracefully).
+const CloseLinger = 2 * time.Second
+
+// closeGracefully ends a connection the engine closed, so that a peer that
+// is still writing reads what the broker sent last (a DISCONNECT with its
+// reason) instead of a reset: no new work is read from it, the write side is
+// shut (the peer reads the DISCONNECT, then the end of the stream), and the
+// read side drains until the peer closes or CloseLinger passes. A plain close
+// with unread bytes in the socket makes the kernel answer with RST, which
+// discards the peer's unread data, DISCONNECT included.
+func (bc *brokerConn) closeGracefully() {
+	if bc.closing {
+		return
+	}
+	bc.closing = true
+	if cw, ok := bc.c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		_ = bc.c.SetReadDeadline(time.Now().Add(CloseLinger)) // the pump then closes it
+		return
+	}
+	bc.c.Close()
 }
 
 // ServeBroker restores a broker from opts.Store and serves it on ln until
@@ -176,8 +202,8 @@ func (b *Broker) opened(c net.Conn) {
 
 func (b *Broker) received(id engine.ConnID, data []byte) {
 	bc := b.conns[id]
-	if bc == nil {
-		return
+	if bc == nil || bc.closing {
+		return // a closing connection is drained, not read
 	}
 	b.recordReceived(bc, data)
 	b.step(engine.BytesReceived{Conn: id, Data: data})
@@ -246,7 +272,7 @@ func (b *Broker) do(a engine.Action) {
 		b.handleSend(a)
 	case engine.CloseConn:
 		if bc := b.conns[a.Conn]; bc != nil {
-			bc.c.Close() // the reader reports ConnClosed
+			bc.closeGracefully() // the reader reports ConnClosed
 		}
 	case engine.Persist:
 		if b.opts.Store != nil {
