@@ -246,7 +246,10 @@
   }
   function drawMark(k, out) {
     var m = D.marks[k], y = Y[m.i], hit = S.hi[m.i];
-    var cls = 'mk ' + m.k + (hit ? ' cited-el' : '') + (m.k === 'accepted' || m.k === 'delivered' || m.k === 'acked' ? dim(m.m) : (S.msg ? ' dim' : ''));
+    // With a message filter on, its own events stand out and the faults stay
+    // as context; the rest dims.
+    var appEv = m.k === 'accepted' || m.k === 'delivered' || m.k === 'acked' || m.k === 'subscribed' || m.k === 'connected';
+    var cls = 'mk ' + m.k + (hit ? ' cited-el' : '') + (appEv ? dim(m.m) : '');
     var g = '<g class="' + cls + '" data-m="' + k + '">';
     if (m.n < 0) {
       g += '<line x1="' + GUT + '" y1="' + y + '" x2="' + (W - 10) + '" y2="' + y + '"/>' +
@@ -485,5 +488,9 @@
     height: function () { return H; }
   };
   document.body.setAttribute('data-ready', '1');
-  if (window.performance && performance.mark) performance.mark('seqchart-ready');
+  if (window.performance && performance.mark) {
+    performance.mark('seqchart-ready');
+    // the frame after the first one drawn: the chart is on screen
+    requestAnimationFrame(function () { requestAnimationFrame(function () { performance.mark('seqchart-painted'); }); });
+  }
 })();
