@@ -97,6 +97,13 @@ func TestBrokerConfigRealClients(t *testing.T) {
 			}
 		})
 	}
+	// MQTT 3.1 (MQIsdp) is refused with return code 0x01, which a 3.1
+	// client reads as "unacceptable protocol version".
+	if _, err := mosquittotest.Run("mosquitto_pub", b.addr, mosquittotest.ToolTimeout,
+		append([]string{"-V", "mqttv31", "-t", "a/x", "-m", "x"}, alice...)...); err == nil ||
+		!strings.Contains(strings.ToLower(err.Error()), "unacceptable protocol version") {
+		t.Errorf("MQTT 3.1 client: %v, want a refusal naming the protocol version", err)
+	}
 	// v5 shared subscription: two members share ten messages, each once.
 	v5 := []string{"-V", "mqttv5"}
 	m1 := mosquittotest.StartSub(t, b.addr, append(append(append([]string{}, v5...), alice...), "-i", "m1", "-t", "$share/g/s/#", "-q", "1")...)
