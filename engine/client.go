@@ -250,6 +250,9 @@ func (c *Client) dispatch(p packet.Packet) {
 		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.0-1", "%s before CONNACK", p.Type()))
 		return
 	}
+	if c.cfg.Policy.Mutations&MutKeepAliveOnReceive != 0 {
+		c.lastSend = c.now // canary: receiving counts as activity [MQTT-3.1.2-23]
+	}
 	switch p := p.(type) {
 	case *packet.Connack:
 		c.handleConnack(p)

@@ -408,7 +408,8 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 		}
 	}
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
-		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel}
+		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel,
+		"keep-alive-on-receive": MutKeepAliveOnReceive}
 	if v, ok := m["mut"]; ok {
 		mu, ok := mutations[v]
 		if !ok {

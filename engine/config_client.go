@@ -129,4 +129,4 @@ func (p ClientPolicy) validate(bad func(string, ...any) error) error {
 }
 
 // clientMutations are the mutations the client implements.
-const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero
+const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero | MutKeepAliveOnReceive

@@ -98,6 +98,7 @@ const (
 	MutRetainEmptyPayload                       // broker: store an empty retained PUBLISH as the topic's retained message instead of clearing it
 	MutExpiryUnchanged                          // broker: forward the publisher's Message Expiry Interval unchanged and never drop an expired message
 	MutPacketIDZero                             // id allocator: wrap from 65535 to 0 (a uint16 overflow), handing out id 0
+	MutKeepAliveOnReceive                       // client: a received packet restarts the keep-alive timer, so a client that only receives never pings
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -140,7 +141,8 @@ var (
 	qos2StateNames   = []string{"", "volatile", "durable"}
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
 	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
-		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero"}
+		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
+		"keep-alive-on-receive"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -32,6 +32,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutRetainEmptyPayload.String(), "retain-empty-payload"},
 		{MutExpiryUnchanged.String(), "expiry-unchanged"},
 		{MutPacketIDZero.String(), "packet-id-zero"},
+		{MutKeepAliveOnReceive.String(), "keep-alive-on-receive"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
@@ -41,8 +42,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutPacketIDZero != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutPacketIDZero))
+	if MutKeepAliveOnReceive != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutKeepAliveOnReceive))
 	}
 }
 

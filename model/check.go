@@ -27,6 +27,7 @@ var checks = [...]struct {
 	{SendQuota, checkSendQuota},
 	{Order, checkOrder},
 	{NoStuck, checkNoStuck},
+	{ClientKeepAlive, checkClientKeepAlive},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

@@ -69,8 +69,9 @@
 //	Overlap         one copy per publication and client, however many filters match [MQTT-3.3.4-2]
 //	Retained        a SUBACK brings each matching topic's last retained message (RETAIN=1) per Retain Handling, across broker restarts; never a cleared or replaced one; live copies RETAIN=0 unless Retain As Published [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry   no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+//	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
 //
-// The last five are judged in one pass over the broker's own packets
+// GrantedQoS to MessageExpiry are judged in one pass over the broker's own packets
 // (routing.go): the subscriptions it acknowledged (SUBSCRIBE and UNSUBSCRIBE
 // of one filter, with their options: Packet.Opts, and the SUBACK's granted
 // QoS in Packet.Reason), the retained message of each topic, and the copies
@@ -102,7 +103,7 @@
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
 //	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
 //	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
-//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss
+//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive (a failed client sends nothing)
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
 //
 // A clean stop (Crash at CrashStop) loses a node's memory but none of its

@@ -96,7 +96,7 @@ type Packet struct {
 	// its QoS, as on the wire: OptNoLocal, OptRetainAsPublished and the
 	// Retain Handling in bits 4-5 (see RetainHandling).
 	Opts      uint8
-	KeepAlive uint16 // CONNECT: Keep Alive in seconds
+	KeepAlive uint16 // CONNECT: Keep Alive in seconds; CONNACK: Server Keep Alive (0 when absent)
 	// Expiry: a PUBLISH's Message Expiry Interval, a CONNECT's Session
 	// Expiry Interval, in seconds; 0 when absent. A DISCONNECT's Session
 	// Expiry Interval when ExpirySet.

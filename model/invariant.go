@@ -62,6 +62,9 @@ const (
 	// out, and the interval forwarded is what remains [MQTT-3.3.2-5]
 	// [MQTT-3.3.2-6].
 	MessageExpiry
+	// ClientKeepAlive: a connected client never stays silent longer than
+	// its Keep Alive [MQTT-3.1.2-23] (see keepalive.go).
+	ClientKeepAlive
 
 	numInvariants = iota
 )
@@ -81,6 +84,7 @@ var invariantNames = [...]string{
 	Overlap:         "Overlap",
 	Retained:        "Retained",
 	MessageExpiry:   "MessageExpiry",
+	ClientKeepAlive: "ClientKeepAlive",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -34,7 +34,8 @@ func Promises(p Policy, f Faults) Set {
 		s = s.Without(PacketIDUnique)
 	}
 	if unknownAckMayFail(p, f) {
-		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss)
+		// A failed client sends nothing more, pings included.
+		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive)
 	}
 	return s
 }

@@ -23,7 +23,8 @@ import "fmt"
 // or UNSUBSCRIBE of several filters is not judged; a topic whose retained
 // message a broker crash may have lost or kept is not judged until its next
 // retained PUBLISH; a PUBLISH the broker cannot tie to a publication
-// (a will message) is not judged.
+// (a will message) is not judged, nor are the broker's packets when the
+// history does not name their peer.
 var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry)
 
 // routingEvents are the events checkRouting reads.
@@ -143,6 +144,9 @@ func (s *routeState) client(c int32) *routeClient {
 
 func (s *routeState) step(i int, e *Event) {
 	d := &s.x.ev[i]
+	if (e.Kind == Sent || e.Kind == Received) && d.node == brokerID && s.x.peerOf(i) == emptyID {
+		return // a recorder that does not name the broker's peers: not judged
+	}
 	switch e.Kind {
 	case Received:
 		if d.node == brokerID {

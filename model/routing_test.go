@@ -108,6 +108,10 @@ func TestUnsubscribe(t *testing.T) {
 		{"other filter left", subbed(1).sub("s1", 2, "t/a", 1, 1, 0).unsub("s1", 3, "t/#").pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
 		{"session discarded", subbed(1).conn("s1", false).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "none of its filters"},
 		{"session kept", subbed(1).conn("s1", true).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"broker's peers not named", newRB().add(Event{Kind: Received, Node: BrokerNode, Packet: Packet{Type: SUBSCRIBE, ID: 1, Filter: "x/#", QoS: 1}}).
+			add(Event{Kind: Sent, Node: BrokerNode, Packet: Packet{Type: SUBACK, ID: 1, Reason: 1}}).
+			add(Event{Kind: Received, Node: BrokerNode, Packet: Packet{Type: PUBLISH, Topic: "t/a", Msg: "m1", Payload: "m1"}}).
+			add(Event{Kind: Sent, Node: BrokerNode, Packet: Packet{Type: PUBLISH, Topic: "t/a", Msg: "m1", Payload: "m1"}}), false, ""},
 	})
 }
 
@@ -155,5 +159,33 @@ func TestMessageExpiry(t *testing.T) {
 		{"resent after expiry", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25).at(50).
 			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}), false, ""},
 		{"retained, expired", subbed(1).at(10).pub("r1", "t/r", 1, true, 5).at(20).sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0), true, "ran out"},
+	})
+}
+
+// kaConn connects s1 with Keep Alive ka (and, when ska > 0, a CONNACK with
+// Server Keep Alive ska) at the current time.
+func (b *rb) kaConn(ka, ska uint16) *rb {
+	b.add(Event{Kind: ConnOpened, Node: "s1", Peer: BrokerNode})
+	b.xfer("s1", BrokerNode, Packet{Type: CONNECT, KeepAlive: ka})
+	b.xfer(BrokerNode, "s1", Packet{Type: CONNACK, KeepAlive: ska})
+	return b.add(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 5})
+}
+
+func (b *rb) ping() *rb {
+	return b.xfer("s1", BrokerNode, Packet{Type: PINGREQ}).xfer(BrokerNode, "s1", Packet{Type: PINGRESP})
+}
+
+func TestClientKeepAlive(t *testing.T) {
+	closed := Event{Kind: ConnClosed, Node: "s1", Peer: BrokerNode}
+	runRB(t, ClientKeepAlive, []rbCase{
+		{"pings in time", newRB().kaConn(10, 0).at(10).ping().at(20).ping().at(29).add(closed), false, ""},
+		{"ping late", newRB().kaConn(10, 0).at(10).ping().at(21).ping(), true, "[MQTT-3.1.2-23]"},
+		{"silent until closed", newRB().kaConn(10, 0).at(16).add(closed), true, "connection ended"},
+		{"receiving is not sending", newRB().kaConn(10, 0).at(5).fwd("s1", "m1", "t", 0, false, 0).at(12).ping(), true, "sent PINGREQ"},
+		{"waiting for PINGRESP", newRB().kaConn(10, 0).at(10).xfer("s1", BrokerNode, Packet{Type: PINGREQ}).at(25).add(closed), false, ""},
+		{"keep alive 0", newRB().kaConn(0, 0).at(100).ping(), false, ""},
+		{"server keep alive", newRB().kaConn(10, 30).at(25).ping(), false, ""},
+		{"server keep alive, late", newRB().kaConn(60, 30).at(31).ping(), true, "30s"},
+		{"crashed", newRB().kaConn(10, 0).add(Event{Kind: Crash, Node: "s1"}).at(30).add(closed), false, ""},
 	})
 }

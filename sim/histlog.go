@@ -160,6 +160,8 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	switch s.Type {
 	case uint8(packet.CONNECT):
 		c.id, c.filter = s.KeepAlive, s.WillDelay
+	case uint8(packet.CONNACK):
+		c.id = s.KeepAlive
 	case uint8(packet.SUBSCRIBE):
 		c.reason = s.Opts
 	case uint8(packet.DISCONNECT):
@@ -224,6 +226,9 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	switch p.typ {
 	case uint8(packet.CONNECT):
 		q.ID, q.KeepAlive, q.WillDelay = 0, p.id, p.filter
+		return
+	case uint8(packet.CONNACK):
+		q.ID, q.KeepAlive = 0, p.id
 		return
 	case uint8(packet.SUBSCRIBE):
 		q.Reason, q.Opts = 0, p.reason

@@ -133,6 +133,8 @@ func TestRecordFlags(t *testing.T) {
 			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 3, ID: 1, Topic: "t", Msg: "m", Expiry: 30}}},
 		{"connect will", hrec{kind: model.Sent, pkt: cpacket{typ: 1, id: 10, filter: 5, expiry: 60, qos: 1, topic: id("w"), msg: id("bye"), payload: id("bye"), flags: pktWill | pktRetain | pktClean}},
 			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 1, KeepAlive: 10, WillDelay: 5, Expiry: 60, QoS: 1, Topic: "w", Msg: "bye", Payload: "bye", Will: true, Retain: true, Clean: true}}},
+		{"connack keep alive", hrec{kind: model.Received, pkt: cpacket{typ: 2, id: 30}},
+			model.Event{Kind: model.Received, Packet: model.Packet{Type: 2, KeepAlive: 30}}},
 		{"subscribe opts", hrec{kind: model.Sent, pkt: cpacket{typ: 8, id: 2, qos: 1, reason: 0x2C, filter: id("t/#")}},
 			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 8, ID: 2, QoS: 1, Opts: 0x2C, Filter: "t/#"}}},
 	}

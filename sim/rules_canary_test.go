@@ -70,7 +70,12 @@ func checkCaught(t *testing.T, scenario string, canaries []ruleCanary) {
 
 // TestRuleCanariesStandard: the standard scenario's s2 subscribes to t/a at
 // QoS 1 while QoS 2 messages are published there, so the campaign catches a
-// broker that forwards at the publish QoS under GrantedQoS.
+// broker that forwards at the publish QoS under GrantedQoS; its subscribers
+// receive more than they send, so a client whose keep-alive timer restarts
+// on receiving falls silent and ClientKeepAlive names it.
 func TestRuleCanariesStandard(t *testing.T) {
-	checkCaught(t, "standard", []ruleCanary{{engine.MutIgnoreGrantedQoS, false, model.GrantedQoS}})
+	checkCaught(t, "standard", []ruleCanary{
+		{engine.MutIgnoreGrantedQoS, false, model.GrantedQoS},
+		{engine.MutKeepAliveOnReceive, true, model.ClientKeepAlive},
+	})
 }

@@ -87,6 +87,9 @@ func Split(p packet.Packet) Parts {
 		splitConnect(&r, p)
 	case *packet.Connack:
 		m.Sessions, m.Reason = p.SessionPresent, uint8(p.Reason)
+		if p.Props.Present.Has(packet.PropServerKeepAlive) {
+			m.KeepAlive = p.Props.ServerKeepAlive // [MQTT-3.2.2-21]
+		}
 	case *packet.Disconnect:
 		m.Reason = uint8(p.Reason)
 		if p.Props.Present.Has(packet.PropSessionExpiry) {
