@@ -80,6 +80,7 @@ type Proxy struct {
 	delay  time.Duration // Slow: pause between chunks
 	chunk  int           // Slow: bytes per chunk (0: no chunking)
 	closed bool
+	down   bool // the broker is down (SetBrokerDown): nothing reaches it
 }
 
 // proxyConn is one client connection and its broker leg.
@@ -145,6 +146,13 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		down := p.down
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
 		b, err := net.DialTimeout("tcp", p.opts.Target, IOTimeout)
 		if err != nil {
 			c.Close() // the broker is down: the client sees a refused session
@@ -165,6 +173,17 @@ func (p *Proxy) accept() {
 		go p.pipe(pc, Up)
 		go p.pipe(pc, Down)
 	}
+}
+
+// SetBrokerDown marks the broker as down (about to be killed, or not yet
+// restarted): from then on the proxy forwards and records nothing in either
+// direction and refuses new connections, so the history shows no packet
+// received by, or sent by, a dead broker (bytes in flight are lost, as in
+// a crash). SetBrokerDown(false) ends that.
+func (p *Proxy) SetBrokerDown(down bool) {
+	p.mu.Lock()
+	p.down = down
+	p.mu.Unlock()
 }
 
 // Cut closes the connections of the clients match accepts (nil: all) and
@@ -291,7 +310,7 @@ func (p *Proxy) version(pc *proxyConn) packet.Version {
 // while Slow is on. It reports false when the write failed.
 func (p *Proxy) forward(pc *proxyConn, d Direction, dst net.Conn, data []byte) bool {
 	p.mu.Lock()
-	hole, chunk, delay := pc.hole[d], p.chunk, p.delay
+	hole, chunk, delay := pc.hole[d] || p.down, p.chunk, p.delay
 	p.mu.Unlock()
 	if hole {
 		return true

@@ -52,7 +52,7 @@ func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64) {
 	if s, ok := pk.(*packet.Subscribe); ok {
 		pc.subs[s.PacketID] = append([]packet.Subscription(nil), s.Subs...)
 	}
-	if p.opts.RecordBroker && !pc.hole[Up] { // a black hole swallows it
+	if p.opts.RecordBroker && !pc.hole[Up] && !p.down { // a black hole (or a dead broker) swallows it
 		rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
 	}
 }
@@ -80,7 +80,7 @@ func (p *Proxy) named(pc *proxyConn, c *packet.Connect, now int64) {
 // client's Received and what it means to the client's application
 // (Connected at CONNACK, Subscribed at SUBACK).
 func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, now int64) {
-	if pc.clientID == "" {
+	if pc.clientID == "" || p.down {
 		return
 	}
 	rec := p.opts.Recorder

@@ -374,6 +374,9 @@ func (b *brokerProc) kill() {
 	if p == nil {
 		return
 	}
+	// Down first: once the Crash is recorded, nothing may be recorded as
+	// received by the dying process.
+	b.t.proxy.SetBrokerDown(true)
 	b.t.rec.Add(model.Event{Kind: model.Crash, Time: time.Now().UnixNano(), Node: model.BrokerNode, Point: model.CrashBetweenSteps})
 	if err := p.Kill(); err != nil {
 		b.t.logf("%v", err)
@@ -381,13 +384,16 @@ func (b *brokerProc) kill() {
 	b.t.proxy.Cut(nil) // the kernel resets the broker's sockets; the proxy's client legs follow
 }
 
+// restart starts the broker again. Restart is recorded before the start:
+// the new process may accept a connection (and the proxy record its
+// packets) before WaitPort sees it listening.
 func (b *brokerProc) restart() {
+	b.t.rec.Add(model.Event{Kind: model.Restart, Time: time.Now().UnixNano(), Node: model.BrokerNode})
+	b.t.proxy.SetBrokerDown(false)
 	if err := b.start(); err != nil {
 		b.t.rec.Add(model.Event{Kind: model.Failed, Time: time.Now().UnixNano(), Node: model.BrokerNode, Reason: "restart: " + err.Error()})
 		b.t.logf("broker restart failed: %v", err)
-		return
 	}
-	b.t.rec.Add(model.Event{Kind: model.Restart, Time: time.Now().UnixNano(), Node: model.BrokerNode})
 }
 
 // stop ends the broker at the end of the run: SIGTERM, then SIGKILL.
