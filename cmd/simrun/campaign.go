@@ -406,7 +406,7 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 		if res.rec.failed() {
 			failing++
 		}
-		bar.describe("campaign: %d failing", failing)
+		bar.describe("%d failing", failing)
 		bar.set(int64(len(out)))
 		if e.afterResult != nil {
 			e.afterResult(already + len(out))

@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCampaignFixedPasses: the fixed preset keeps every promise on a few
@@ -271,4 +273,28 @@ func TestResumeAfterLineWithoutNewline(t *testing.T) {
 		t.Errorf("%d readable records after resume, want 6", n)
 	}
 	simrun(t, "merge", dir).want(t, exitOK)
+}
+
+// TestProgressLinesOffTerminal: with stdout not a terminal, a campaign
+// prints progress lines to stderr (seeds done, failing, seeds/s, time
+// left), never a bar's control characters, and its stdout stays the summary.
+func TestProgressLinesOffTerminal(t *testing.T) {
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, ctx: context.Background(), progressEvery: time.Nanosecond}
+	if code := e.run([]string{"campaign", "-seeds", "6", "-preset", "legacy", "-workers", "1", "-out", t.TempDir()}); code != exitViolation {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d progress lines for 6 seeds, want 5 (one a seed but the last):\n%s", len(lines), errb.String())
+	}
+	pat := regexp.MustCompile(`^campaign: [1-5]/6 seeds done, [0-5] failing, [0-9.]+ seeds/s, about [0-9a-z.]+ left$`)
+	for _, l := range lines {
+		if !pat.MatchString(l) {
+			t.Errorf("progress line %q", l)
+		}
+	}
+	if strings.ContainsAny(out.String()+errb.String(), "\r\x1b") || strings.Contains(out.String(), "seeds done") {
+		t.Errorf("bar drawn, or progress on stdout:\n%q", out.String())
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 // Exit statuses.
@@ -20,7 +21,7 @@ const (
 
 func main() {
 	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(),
-		signals: true, terminal: stdoutIsTerminal()}
+		signals: true, terminal: stdoutIsTerminal(), progressEvery: textProgressEvery}
 	tuneGC(os.Getenv)
 	os.Exit(env.run(os.Args[1:]))
 }
@@ -42,6 +43,9 @@ type env struct {
 	// behaviour (Ctrl-C kills).
 	signals  bool
 	terminal bool
+	// progressEvery, when stdout is not a terminal, is how often a long job
+	// prints a progress line to stderr (0: never, as in tests).
+	progressEvery time.Duration
 	// afterResult, if set, is called by a campaign after each recorded
 	// result (tests use it to interrupt a campaign part way).
 	afterResult func(done int)
