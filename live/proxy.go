@@ -241,6 +241,19 @@ func holedMatcher(p *Proxy) func(string) bool {
 	return func(id string) bool { return holed[id] }
 }
 
+// WaitClosed waits (at most timeout) until no connection of the clients
+// match accepts is open, and reports whether that happened.
+func (p *Proxy) WaitClosed(match func(clientID string) bool, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for len(p.matching(match)) > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return true
+}
+
 // Conns returns the client ids of the open connections, sorted ("" for one
 // whose CONNECT has not arrived).
 func (p *Proxy) Conns() []string {

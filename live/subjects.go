@@ -185,11 +185,10 @@ func (e *extSub) kill() {
 	if p == nil {
 		return
 	}
-	e.t.rec.Add(model.Event{Kind: model.Crash, Time: time.Now().UnixNano(), Node: e.name, Point: model.CrashBetweenSteps})
 	if err := p.Kill(); err != nil {
 		e.t.logf("%v", err)
 	}
-	<-p.Done() // every stdout line read: its deliveries come before the crash's aftermath
+	e.t.crashed(e.name, p)
 }
 
 func (e *extSub) restart() error {
@@ -215,6 +214,19 @@ func (e *extSub) close() {
 	if p := e.current(); p != nil {
 		_ = p.Kill()
 	}
+}
+
+// crashed records the Crash of an external client killed with SIGKILL,
+// once what the process did before dying is in the history: every stdout
+// line read (its deliveries), and every byte it wrote recorded by the proxy
+// (its connections seen to close). Both waits are bounded.
+func (t *tester) crashed(id string, p *Process) {
+	select {
+	case <-p.Done():
+	case <-time.After(KillWait):
+	}
+	t.proxy.WaitClosed(func(c string) bool { return c == id }, KillWait)
+	t.rec.Add(model.Event{Kind: model.Crash, Time: time.Now().UnixNano(), Node: id, Point: model.CrashBetweenSteps})
 }
 
 // extPub is one external publisher slot: it runs the publisher template
@@ -275,10 +287,10 @@ func (e *extPub) kill() {
 	if p == nil || p.Exited() {
 		return
 	}
-	e.t.rec.Add(model.Event{Kind: model.Crash, Time: time.Now().UnixNano(), Node: e.name, Point: model.CrashBetweenSteps})
 	if err := p.Kill(); err != nil {
 		e.t.logf("%v", err)
 	}
+	e.t.crashed(e.name, p)
 }
 
 func (e *extPub) restart() error {
