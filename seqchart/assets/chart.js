@@ -269,7 +269,8 @@
         var bx = broker >= 0 ? X(broker) : x, a = Math.min(x, bx) + 8, b = Math.max(x, bx) - 8, d = 'M' + a + ' ' + y;
         for (var zx = a, up = true; zx < b; zx += 8, up = !up) d += 'L' + Math.min(zx + 8, b) + ' ' + (y + (up ? -4 : 4));
         g += '<path d="' + d + '"/>';
-        lx = (a + b) / 2; anchor = 'middle'; y -= 6;
+        if (x < bx) { lx = a; anchor = 'start'; } else { lx = b; anchor = 'end'; }
+        y -= 11;
         break;
       case 'failed': g += '<rect x="' + (x - 5) + '" y="' + (y - 5) + '" width="10" height="10"/>'; break;
       default: g += '<path d="M' + x + ' ' + (y - 6) + 'L' + (x + 6) + ' ' + y + 'L' + x + ' ' + (y + 6) + 'L' + (x - 6) + ' ' + y + 'z"/>';
@@ -485,6 +486,7 @@
   window.seqchart = {
     data: D, state: S,
     renderAt: function (y) { chart.scrollTop = y; render(); return chart.scrollTop; },
+    jumpTo: jumpTo, setMsg: setMsg, zoomTo: zoomTo,
     height: function () { return H; }
   };
   document.body.setAttribute('data-ready', '1');
