@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqttlab/mqttlab/internal/mosquittotest"
 )
 
 // liveRun runs simrun live with a fresh run directory and short bounds
@@ -95,19 +97,12 @@ const (
 )
 
 // requireMosquitto fails under CI (which installs them) and skips elsewhere
-// when the mosquitto programs are missing.
+// when the mosquitto programs are missing (mosquittotest.Require: the skip
+// says how to install them and to rerun with -count=1).
 func requireMosquitto(t *testing.T) {
 	t.Helper()
 	for _, p := range []string{"mosquitto", "mosquitto_sub", "mosquitto_pub"} {
-		if _, err := exec.LookPath(p); err != nil {
-			if _, err := os.Stat("/usr/sbin/" + p); err == nil {
-				continue
-			}
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s not installed (CI installs mosquitto and mosquitto-clients)", p)
-			}
-			t.Skipf("%s not installed: apt-get install -y mosquitto mosquitto-clients", p)
-		}
+		mosquittotest.Require(t, p)
 	}
 }
 

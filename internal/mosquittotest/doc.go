@@ -10,7 +10,10 @@
 //
 // When mosquitto is not installed the test fails under CI=true (CI installs
 // it: .ci/run) and is skipped elsewhere with the install command in the skip
-// message, so a developer without mosquitto can still run the rest.
+// message, so a developer without mosquitto can still run the rest. The skip
+// message also says to rerun with `go test -count=1` after installing:
+// go test caches results keyed on environment variables and files inside
+// the module only, so it would replay the cached skip (RerunHint).
 //
 // The client-tool helpers take an address rather than a *Broker, so the same
 // helpers drive this project's own broker.

@@ -15,6 +15,12 @@ var ErrNotInstalled = errors.New("mosquitto not installed")
 // InstallHint is the command that installs everything this package runs.
 const InstallHint = "apt-get install -y mosquitto mosquitto-clients"
 
+// RerunHint says how to run a skipped test again once mosquitto is
+// installed. Go's test cache keys a result on the environment variables and
+// the files inside the module a test reads, never on /usr/sbin/mosquitto, so
+// a plain `go test ./...` after the install replays the cached skip.
+const RerunHint = "then rerun with go test -count=1 (go test caches this skip and does not notice the install)"
+
 // searchDirs are the directories looked in after PATH (Debian installs the
 // broker in /usr/sbin, which is not on every user's PATH).
 var searchDirs = []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}
@@ -45,6 +51,6 @@ func Require(t testing.TB, name string) string {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("%v; CI must install it (%s), see .ci/run", err, InstallHint)
 	}
-	t.Skipf("%v; install it with: %s", err, InstallHint)
+	t.Skipf("%v; install it with: %s, %s", err, InstallHint, RerunHint)
 	return ""
 }

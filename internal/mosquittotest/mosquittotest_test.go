@@ -116,7 +116,8 @@ func (r *recordingTB) Skipf(format string, args ...any) {
 }
 
 // TestRequireMissing: a missing program fails the test under CI=true and
-// skips it elsewhere, naming the install command either way.
+// skips it elsewhere, naming the install command either way; the skip also
+// says to rerun with -count=1, since go test caches the skip.
 func TestRequireMissing(t *testing.T) {
 	for _, c := range []struct{ ci, want string }{{"true", "fatal: "}, {"", "skip: "}} {
 		t.Setenv("CI", c.ci)
@@ -124,6 +125,9 @@ func TestRequireMissing(t *testing.T) {
 		mosquittotest.Require(r, "mosquitto_no_such_tool")
 		if len(r.calls) == 0 || !strings.HasPrefix(r.calls[0], c.want) || !strings.Contains(r.calls[0], mosquittotest.InstallHint) {
 			t.Errorf("CI=%q: calls %q, want first a %q naming %q", c.ci, r.calls, c.want, mosquittotest.InstallHint)
+		}
+		if c.ci == "" && (len(r.calls) == 0 || !strings.Contains(r.calls[0], "go test -count=1")) {
+			t.Errorf("skip %q does not say to rerun with go test -count=1", r.calls)
 		}
 	}
 }
