@@ -134,6 +134,12 @@ func (b *Broker) fanoutShared(m brokerMsg, qos packet.QoS, retain bool, skip map
 		if !filterMatches(g.filter, m.topic()) || g.holds(skip) {
 			continue
 		}
+		if b.pol.Mutations&MutSharedToAll != 0 { // the canary: every member gets a copy
+			for _, mem := range g.members {
+				b.enqueue(mem.s, brokerOut{msg: m, qos: min(qos, mem.opts.QoS), share: g.id, retain: retain && mem.opts.RetainAsPublished})
+			}
+			continue
+		}
 		mem, ok := g.pick(func(s *brokerSession) bool { return !b.mayReceive(s, m.topic()) })
 		if !ok {
 			continue
@@ -162,7 +168,7 @@ func (g *sharedGroup) holds(skip map[string]bool) bool {
 // message already sent [MQTT-4.8.2-5] (or whose PUBREC arrived: delivered).
 // The caller has taken s out of its groups already.
 func (b *Broker) handOn(s *brokerSession) {
-	if len(b.groupKeys) == 0 {
+	if len(b.groupKeys) == 0 || b.pol.Mutations&MutSharedDropOnEnd != 0 { // the canary drops them
 		return
 	}
 	var moving []brokerOut

@@ -99,6 +99,8 @@ const (
 	MutExpiryUnchanged                          // broker: forward the publisher's Message Expiry Interval unchanged and never drop an expired message
 	MutPacketIDZero                             // id allocator: wrap from 65535 to 0 (a uint16 overflow), handing out id 0
 	MutKeepAliveOnReceive                       // client: a received packet restarts the keep-alive timer, so a client that only receives never pings
+	MutSharedDropOnEnd                          // broker: a shared subscription member's messages die with its session instead of going to another member
+	MutSharedToAll                              // broker: a shared subscription's message goes to every member, not one
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -142,7 +144,7 @@ var (
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
 	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
-		"keep-alive-on-receive"}
+		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -86,37 +86,37 @@ func TestPromises(t *testing.T) {
 			PublisherCrashesUnacked: 1, PublisherConnLosses: 1, SubscriberCrashes: 1, SubscriberMidDelivery: 1,
 			CallbackPreCrashes: 1, Partitions: 1, ConnLosses: 4}, 0},
 		{"fixed, QoS2 window crash", fixed, Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1, CallbackPostCrashes: 1},
-			SetOf(QoS2ExactlyOnce)},
-		{"fixed, subscriber state lost", fixed, Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(QoS2ExactlyOnce)},
+			SetOf(QoS2ExactlyOnce, SharedDelivery)},
+		{"fixed, subscriber state lost", fixed, Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(QoS2ExactlyOnce, SharedDelivery)},
 		{"fixed, subscriber state lost with a lost connection", fixed, Faults{StateLosses: 1, SubscriberStateLosses: 1,
-			ConnLosses: 2, SubscriberConnLosses: 1}, SetOf(QoS2ExactlyOnce)},
+			ConnLosses: 2, SubscriberConnLosses: 1}, SetOf(QoS2ExactlyOnce, SharedDelivery)},
 		{"fixed, publisher-only state lost", fixed, Faults{StateLosses: 1}, 0},
 		{"legacy, calm", legacy, Faults{}, 0},
 		{"no store, publisher lost its connection", with(fixed, func(p *Policy) { p.Retransmit = RetransmitNone }),
-			Faults{PublisherConnLosses: 1, ConnLosses: 1}, SetOf(NoLoss, NoStuck, PacketIDUnique)},
+			Faults{PublisherConnLosses: 1, ConnLosses: 1}, SetOf(NoLoss, NoStuck, PacketIDUnique, SharedDelivery)},
 		{"memory store, publisher lost its connection", with(fixed, func(p *Policy) { p.Retransmit = RetransmitMemory }),
 			Faults{PublisherConnLosses: 1, ConnLosses: 1}, 0},
 		{"memory store, publisher crashed", with(fixed, func(p *Policy) { p.Retransmit = RetransmitMemory }),
-			Faults{Crashes: make([]CrashFault, 1), PublisherCrashes: 1, PublisherCrashesUnacked: 1}, SetOf(NoLoss, NoStuck, PacketIDUnique, Order)},
+			Faults{Crashes: make([]CrashFault, 1), PublisherCrashes: 1, PublisherCrashesUnacked: 1}, SetOf(NoLoss, NoStuck, PacketIDUnique, Order, SharedDelivery)},
 		{"ack before callback, crash in callback", with(fixed, func(p *Policy) { p.AckBeforeCallback = true }),
-			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1, SubscriberMidDelivery: 1, CallbackPreCrashes: 1}, SetOf(NoLoss, NoStuck)},
+			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1, SubscriberMidDelivery: 1, CallbackPreCrashes: 1}, SetOf(NoLoss, NoStuck, SharedDelivery)},
 		{"ack before callback, crash elsewhere", with(fixed, func(p *Policy) { p.AckBeforeCallback = true }),
 			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1}, 0},
 		{"volatile QoS2, subscriber crash", with(fixed, func(p *Policy) { p.QoS2Durable = false }),
-			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1}, SetOf(QoS2ExactlyOnce)},
+			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1}, SetOf(QoS2ExactlyOnce, SharedDelivery)},
 		{"no broker persistence, broker crash", with(fixed, func(p *Policy) { p.Broker = PersistNone }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery) | routingSet},
 		{"periodic broker persistence, broker crash", with(fixed, func(p *Policy) { p.Broker = PersistPeriodic }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery) | routingSet},
 		{"broker acks before storing, broker crash", with(fixed, func(p *Policy) { p.BrokerAckBeforeStore = true }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery) | routingSet},
 		{"unknown ack fails, subscriber state lost", with(fixed, func(p *Policy) { p.UnknownAck = UnknownAckFail }),
-			Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(NoLoss, QoS2ExactlyOnce, PubrelAnswered, NoStuck, ClientKeepAlive)},
+			Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(NoLoss, QoS2ExactlyOnce, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery)},
 		{"unknown ack fails, connection lost", with(fixed, func(p *Policy) { p.BrokerUnknownAck = UnknownAckFail }),
-			Faults{ConnLosses: 1}, SetOf(NoLoss, PubrelAnswered, NoStuck, ClientKeepAlive)},
+			Faults{ConnLosses: 1}, SetOf(NoLoss, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery)},
 		{"unknown ack fails, calm", with(fixed, func(p *Policy) { p.UnknownAck = UnknownAckFail }), Faults{}, 0},
 		{"unset policy counts as legacy", Policy{}, Faults{ConnLosses: 1, PublisherConnLosses: 1},
-			SetOf(NoLoss, PubrelAnswered, NoStuck, PacketIDUnique, ClientKeepAlive)},
+			SetOf(NoLoss, PubrelAnswered, NoStuck, PacketIDUnique, ClientKeepAlive, SharedDelivery)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,7 +242,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestSetAndNames(t *testing.T) {
-	if len(Invariants()) != 15 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive}" {
+	if len(Invariants()) != 16 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery}" {
 		t.Fatalf("All() = %v", All())
 	}
 	s := SetOf(Order, NoLoss).Without(Order)

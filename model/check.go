@@ -28,6 +28,7 @@ var checks = [...]struct {
 	{Order, checkOrder},
 	{NoStuck, checkNoStuck},
 	{ClientKeepAlive, checkClientKeepAlive},
+	{SharedDelivery, checkShared},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

@@ -70,6 +70,11 @@
 //	Retained        a SUBACK brings each matching topic's last retained message (RETAIN=1) per Retain Handling, across broker restarts; never a cleared or replaced one; live copies RETAIN=0 unless Retain As Published [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry   no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
 //	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
+//	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
+//
+// A shared subscription's filter counts in routing as its topic filter:
+// each group a client belongs to may send it one more copy, at most at the
+// QoS it was granted, and none is owed to a given member.
 //
 // GrantedQoS to MessageExpiry are judged in one pass over the broker's own packets
 // (routing.go): the subscriptions it acknowledged (SUBSCRIBE and UNSUBSCRIBE
@@ -93,17 +98,17 @@
 //
 //	policy                        | faults (see Faults)                                   | not promised
 //	------------------------------|-------------------------------------------------------|---------------------------------------------
-//	Retransmit=None               | a publisher crashed or lost its connection with unacked messages | NoLoss, NoStuck
+//	Retransmit=None               | a publisher crashed or lost its connection with unacked messages | NoLoss, NoStuck, SharedDelivery
 //	Retransmit=None               | a publisher lost its connection with unacked messages | PacketIDUnique (it forgets its in-flight ids)
-//	Retransmit=None or Memory     | a publisher crashed with unacked messages             | NoLoss, NoStuck
+//	Retransmit=None or Memory     | a publisher crashed with unacked messages             | NoLoss, NoStuck, SharedDelivery
 //	Retransmit=None or Memory     | any publisher crash                                   | PacketIDUnique, Order
-//	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss, NoStuck
-//	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce
-//	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce
-//	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
-//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive (a failed client sends nothing)
+//	AckBeforeCallback             | a subscriber crashed holding a received, undelivered PUBLISH, or in the callback before its write | NoLoss, NoStuck, SharedDelivery
+//	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
+//	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
+//	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery
+//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery (a failed client sends nothing)
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
 //
 // A clean stop (Crash at CrashStop) loses a node's memory but none of its

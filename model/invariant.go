@@ -65,6 +65,10 @@ const (
 	// ClientKeepAlive: a connected client never stays silent longer than
 	// its Keep Alive [MQTT-3.1.2-23] (see keepalive.go).
 	ClientKeepAlive
+	// SharedDelivery: each message on a shared subscription's filter
+	// reaches one member of the group: at least one, and one only for QoS 2
+	// (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; see shared.go).
+	SharedDelivery
 
 	numInvariants = iota
 )
@@ -85,6 +89,7 @@ var invariantNames = [...]string{
 	Retained:        "Retained",
 	MessageExpiry:   "MessageExpiry",
 	ClientKeepAlive: "ClientKeepAlive",
+	SharedDelivery:  "SharedDelivery",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

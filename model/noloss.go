@@ -11,6 +11,7 @@ type sub struct {
 	step   int    // took effect: the broker's SUBACK for it, else the Subscribed event
 	end    int    // stopped taking new messages, or -1
 	how    subEnd // what stopped it
+	qos    uint8  // the QoS of its Subscribed event
 }
 
 // subEnd says what ended a subscription.
@@ -389,7 +390,7 @@ func (s *subScan) subscribe(node int32, filter string, qos uint8, at int) {
 		s.filterIDs[filter] = fid
 		s.filters = append(s.filters, filter)
 	}
-	n := &sub{node: node, filter: filter, fid: fid, step: at, end: -1}
+	n := &sub{node: node, filter: filter, fid: fid, step: at, end: -1, qos: qos}
 	s.subs = append(s.subs, n)
 	s.live[liveKey{node, filter}] = n
 }

@@ -12,10 +12,10 @@ func Promises(p Policy, f Faults) Set {
 		// A lost message is pending work the liveness phase never finishes:
 		// the simulator's Stuck lists undelivered messages, and a client
 		// without a store keeps ids it will never resend.
-		s = s.Without(NoLoss).Without(NoStuck)
+		s = s.Without(NoLoss).Without(NoStuck).Without(SharedDelivery)
 	}
 	if !exactlyOncePromised(p, f) {
-		s = s.Without(QoS2ExactlyOnce)
+		s = s.Without(QoS2ExactlyOnce).Without(SharedDelivery)
 	}
 	if brokerLostState(p, f) {
 		// A stale or empty broker may resend what it already completed or
@@ -35,7 +35,7 @@ func Promises(p Policy, f Faults) Set {
 	}
 	if unknownAckMayFail(p, f) {
 		// A failed client sends nothing more, pings included.
-		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive)
+		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive).Without(SharedDelivery)
 	}
 	return s
 }

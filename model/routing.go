@@ -358,7 +358,14 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		}
 		var lo, hi uint8
 		matched, definite, noLocal, rap := false, false, false, false
+		groups := 0 // matching shared subscriptions: each may send this client a copy (shared.go)
 		for f, sub := range r.subs {
+			if inner, ok := sharedInner(f); ok {
+				if Matches(inner, p.Topic) {
+					groups, hi = groups+1, max(hi, sub.hi)
+				}
+				continue
+			}
 			if !Matches(f, p.Topic) {
 				continue
 			}
@@ -369,14 +376,14 @@ func (s *routeState) route(i int, from int32, e *Event) {
 			}
 		}
 		if noLocal && c == from {
-			continue // No Local: not judged here
+			matched = false // No Local: the ordinary copy is not judged here
 		}
-		if !matched {
+		if !matched && groups == 0 {
 			continue // a copy sent anyway is judged by Unsubscribe
 		}
 		k := routeKey{msg: msg, topic: topicKey(msg, p.Topic)}
-		if !definite {
-			lo = 0
+		if !definite || !matched {
+			lo = 0 // a group's copy may go to another member
 		}
 		cp := &r.copies[r.copyOf(k)]
 		if cp.live == 0 {
@@ -384,7 +391,10 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		} else {
 			cp.lo, cp.hi = min(cp.lo, p.QoS, lo), max(cp.hi, min(p.QoS, hi))
 		}
-		cp.live++
+		cp.live += int32(groups)
+		if matched {
+			cp.live++
+		}
 		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
 		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
 	}

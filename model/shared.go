@@ -1,0 +1,204 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// sharePrefix starts a shared subscription's filter (MQTT 5.0 §4.8.2).
+const sharePrefix = "$share/"
+
+// sharedInner returns the filter of a shared subscription
+// "$share/{ShareName}/{filter}", or false for any other filter.
+func sharedInner(f string) (string, bool) {
+	rest, ok := strings.CutPrefix(f, sharePrefix)
+	if !ok {
+		return "", false
+	}
+	_, inner, ok := strings.Cut(rest, "/")
+	return inner, ok && inner != ""
+}
+
+// CheckShared checks shared subscriptions (MQTT 5.0 §4.8.2): a group is the
+// sessions subscribed to one "$share/{ShareName}/{filter}", and each
+// message goes to one of them instead of to all.
+//
+//   - Every message a publisher accepted at QoS>=1 whose topic matches the
+//     group's filter, routed while a member held the subscription (as
+//     NoLoss counts a subscription: persistent, QoS>=1, in effect when the
+//     broker received the message), is delivered to at least one member:
+//     none is lost when members crash, leave or end their sessions (the
+//     broker hands a member's messages on), except a QoS 2 message sent to
+//     a member whose session then ended: it may go to no other member
+//     [MQTT-4.8.2-5].
+//   - A QoS 2 message is delivered to at most one member of a group whose
+//     members hold QoS 2 subscriptions, when those members have no other
+//     subscription the message matches (their copies from it would count).
+//
+// Judged at the end of a history whose liveness phase ran, like NoLoss.
+func CheckShared(h *History) []Violation { return checkShared(newIndex(h)) }
+
+// sharedGroup is the subscriptions of one shared filter.
+type sharedGroup struct {
+	key, inner string
+	members    []*sub
+}
+
+func checkShared(x *index) []Violation {
+	if x.liveness < 0 {
+		return nil
+	}
+	scan := collectSubs(x)
+	groups := sharedGroups(scan)
+	if len(groups) == 0 {
+		releasePairs(x, &scan.firstSent)
+		return nil
+	}
+	delivered := newPairs[int32](x) // node, msg -> deliveries
+	for i, k := range x.kinds {
+		if k.kind == Delivered {
+			d := &x.ev[i]
+			delivered.set(d.node, d.msg, delivered.get(d.node, d.msg)+1)
+		}
+	}
+	var out []Violation
+	for _, m := range collectMessages(x) {
+		if m.clean {
+			continue
+		}
+		topic := x.topics[m.tid]
+		for _, g := range groups {
+			if !Matches(g.inner, topic) || !g.owes(&m, &scan.firstSent) {
+				continue
+			}
+			got := g.deliveredTo(&m, &delivered)
+			switch {
+			case len(got) == 0 && m.qos == 2 && g.sentThenCleaned(&m, &scan.firstSent):
+				// [MQTT-4.8.2-5]: a QoS 2 message sent to a member whose
+				// session then ended goes to no other member.
+			case len(got) == 0:
+				out = append(out, NewViolation(SharedDelivery, int(m.step), x.nodes[m.node],
+					fmt.Sprintf("msg %q (%s, %q, QoS %d) delivered to no member of the shared subscription %q (members %s)",
+						x.msgs[m.msg], x.nodes[m.node], topic, m.qos, g.key, g.names(x)),
+					x.liveness))
+			case m.qos == 2 && len(got) > 1 && g.exactlyOnce(scan, got, topic):
+				out = append(out, NewViolation(SharedDelivery, int(m.step), x.nodes[m.node],
+					fmt.Sprintf("QoS 2 msg %q (%s, %q) delivered to %d members of the shared subscription %q (%s); one only [MQTT-4.8.2-5]",
+						x.msgs[m.msg], x.nodes[m.node], topic, len(got), g.key, nodeNames(x, got)),
+					x.liveness))
+			}
+		}
+	}
+	releasePairs(x, &delivered)
+	releasePairs(x, &scan.firstSent)
+	return out
+}
+
+// sharedGroups gathers the shared subscriptions of the scan by filter, in
+// filter order.
+func sharedGroups(scan *subScan) []*sharedGroup {
+	byKey := map[string]*sharedGroup{}
+	var keys []string
+	for _, s := range scan.subs {
+		inner, ok := sharedInner(s.filter)
+		if !ok {
+			continue
+		}
+		g := byKey[s.filter]
+		if g == nil {
+			g = &sharedGroup{key: s.filter, inner: inner}
+			byKey[s.filter] = g
+			keys = append(keys, s.filter)
+		}
+		g.members = append(g.members, s)
+	}
+	slices.Sort(keys)
+	out := make([]*sharedGroup, len(keys))
+	for i, k := range keys {
+		out[i] = byKey[k]
+	}
+	return out
+}
+
+// owes reports whether a member's subscription counts for m (as NoLoss
+// counts one).
+func (g *sharedGroup) owes(m *accepted, firstSent *pairs[int32]) bool {
+	for _, s := range g.members {
+		if s.owes(m, firstSent) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentThenCleaned reports whether the broker sent m to a member whose
+// session a clean start then ended.
+func (g *sharedGroup) sentThenCleaned(m *accepted, firstSent *pairs[int32]) bool {
+	for _, s := range g.members {
+		if at := firstSent.get(s.node, m.msg); at != 0 && s.how == endClean && int(at-1) < s.end {
+			return true
+		}
+	}
+	return false
+}
+
+// deliveredTo lists the distinct member nodes that delivered m.
+func (g *sharedGroup) deliveredTo(m *accepted, delivered *pairs[int32]) []int32 {
+	var got []int32
+	for _, s := range g.members {
+		if delivered.get(s.node, m.msg) > 0 && !slices.Contains(got, s.node) {
+			got = append(got, s.node)
+		}
+	}
+	return got
+}
+
+// exactlyOnce reports whether the members in got owe m at most one delivery
+// between them: each holds the group's subscription at QoS 2 and no other
+// subscription that matches topic.
+func (g *sharedGroup) exactlyOnce(scan *subScan, got []int32, topic string) bool {
+	for _, n := range got {
+		for _, s := range scan.subs {
+			if s.node != n {
+				continue
+			}
+			if s.filter == g.key && s.qos < 2 {
+				return false
+			}
+			if s.filter != g.key && subMatches(s.filter, topic) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// subMatches reports whether a subscription's filter (shared or not)
+// matches topic.
+func subMatches(f, topic string) bool {
+	if inner, ok := sharedInner(f); ok {
+		f = inner
+	}
+	return Matches(f, topic)
+}
+
+// names lists the group's member nodes.
+func (g *sharedGroup) names(x *index) string {
+	var ids []int32
+	for _, s := range g.members {
+		if !slices.Contains(ids, s.node) {
+			ids = append(ids, s.node)
+		}
+	}
+	return nodeNames(x, ids)
+}
+
+// nodeNames joins the names of nodes.
+func nodeNames(x *index, ids []int32) string {
+	names := make([]string, len(ids))
+	for i, n := range ids {
+		names[i] = x.nodes[n]
+	}
+	return strings.Join(names, ", ")
+}
