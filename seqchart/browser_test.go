@@ -20,9 +20,14 @@ import (
 
 var updateDocs = flag.Bool("update-docs", false, "write the chart's screenshot to ../docs/seqchart.png")
 
-// shrunkPlan is a small failing plan: legacy p1 crashes right after its
-// QoS 2 PUBLISH of p1-2 is accepted and never resends it (NoLoss).
-const shrunkPlan = "testdata/lost-qos2.plan"
+// The plans whose charts the test renders: a small failing plan (legacy p1
+// crashes right after its QoS 2 PUBLISH of p1-2 is accepted, under a
+// partition, and never resends it: NoLoss), and what simrun shrink made of
+// it (7 ops). The first one's screenshot is docs/seqchart.png.
+const (
+	smallPlan  = "testdata/lost-qos2.plan"
+	shrunkPlan = "testdata/lost-qos2.min.plan"
+)
 
 // runPlan replays a plan file and judges it as simrun does by default (what
 // the fixed engine promises under the run's faults).
@@ -113,46 +118,56 @@ func sentPackets(h model.History) int {
 	return n
 }
 
-// TestBrowser renders the chart of a small failing plan in headless
-// chromium: the violation panel comes first and names the invariant and
-// the events it cites, there is one arrow per recorded packet, and a
-// screenshot is saved. It also opens the chart of a standard run (some
-// 3,000 events) and logs how long the page took to be ready.
+// TestBrowser renders the charts of a small failing plan and of its
+// shrunk form in headless chromium: the violation panel comes first and
+// names the invariant and the events it cites, there is one arrow per
+// recorded packet, and a screenshot is saved. It also opens the chart of a
+// standard run (some 3,000 events) and logs how long the page took.
 func TestBrowser(t *testing.T) {
 	ctx := browser(t)
 	dir := t.TempDir()
-	plan, h, vs := runPlan(t, shrunkPlan)
-	if len(vs) == 0 || vs[0].Invariant != model.NoLoss {
-		t.Fatalf("the plan should violate NoLoss first, got %v", vs)
+	for _, path := range []string{shrunkPlan, smallPlan} {
+		shot := checkChart(ctx, t, dir, path)
+		out := filepath.Join(dir, filepath.Base(path)+".png")
+		if *updateDocs && path == smallPlan {
+			out = filepath.Join("..", "docs", "seqchart.png")
+		}
+		if err := os.WriteFile(out, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot of %s: %s", path, out)
 	}
-	url := writeChart(t, dir, "small.html", seqchart.Run{Title: "lost-qos2.plan · preset legacy · crash-at p1 20",
-		Replay: "simrun replay seqchart/" + shrunkPlan, Plan: plan.String(), History: h, Violations: vs})
+	openLong(ctx, t, dir)
+}
+
+// checkChart renders the chart of a plan file, checks its DOM and returns
+// its screenshot.
+func checkChart(ctx context.Context, t *testing.T, dir, path string) []byte {
+	plan, h, vs := runPlan(t, path)
+	if len(vs) == 0 || vs[0].Invariant != model.NoLoss {
+		t.Fatalf("%s should violate NoLoss first, got %v", path, vs)
+	}
+	url := writeChart(t, dir, filepath.Base(path)+".html", seqchart.Run{Title: filepath.Base(path) + " · preset legacy · crash-at p1 20",
+		Replay: "simrun replay seqchart/" + path, Plan: plan.String(), History: h, Violations: vs})
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(`body[data-ready="1"]`)); err != nil {
 		t.Fatal(err)
 	}
 	inv := run(ctx, t, chromedp.Text(`#vinv`))
 	first := run(ctx, t, chromedp.Evaluate[string](`document.querySelector('header > section, header > div:not(.titlebar)').id`))
 	cited := run(ctx, t, chromedp.Evaluate[int](`document.querySelectorAll('#violation .cited li').length`))
+	rings := run(ctx, t, chromedp.Evaluate[int](`document.querySelectorAll('g.cite').length`))
 	shot := run(ctx, t, chromedp.CaptureScreenshot())
 	drawn := run(ctx, t, chromedp.Evaluate[int](drawnPackets))
 	if inv != vs[0].Invariant.String() || first != "violation" {
-		t.Errorf("violation panel: invariant %q (want %q), first block after the title %q", inv, vs[0].Invariant, first)
+		t.Errorf("%s: violation panel: invariant %q (want %q), first block after the title %q", path, inv, vs[0].Invariant, first)
 	}
-	if cited != len(vs[0].Events) {
-		t.Errorf("violation panel lists %d cited events, the violation cites %d", cited, len(vs[0].Events))
+	if cited != len(vs[0].Events) || rings == 0 {
+		t.Errorf("%s: violation panel lists %d cited events (%d ringed in view), the violation cites %d", path, cited, rings, len(vs[0].Events))
 	}
 	if want := sentPackets(h); drawn != want {
-		t.Errorf("%d packet arrows drawn, the history recorded %d packets", drawn, want)
+		t.Errorf("%s: %d packet arrows drawn, the history recorded %d packets", path, drawn, want)
 	}
-	out := filepath.Join(dir, "seqchart.png")
-	if *updateDocs {
-		out = filepath.Join("..", "docs", "seqchart.png")
-	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", out)
-	openLong(ctx, t, dir)
+	return shot
 }
 
 // openLong opens the chart of standard lossy seed 2 under preset legacy

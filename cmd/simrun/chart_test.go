@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestHTMLChart: run and replay -html write the run's chart, a page that
+// TestHTMLChart: run, replay and shrink -html write the run's chart, a page that
 // carries the violation first; the summary and exit status are unchanged;
 // an unwritable path is an I/O failure.
 func TestHTMLChart(t *testing.T) {
@@ -28,6 +28,11 @@ func TestHTMLChart(t *testing.T) {
 	simrun(t, "run", "-seed", "3", "-scenario", "small", "-html", run).want(t, exitOK)
 	if page := fileText(t, run); !strings.Contains(page, `"violations":null`) || !strings.Contains(page, "seed 3") {
 		t.Errorf("a clean run's chart should say so and name its seed")
+	}
+	shrunk := filepath.Join(dir, "min.html")
+	simrun(t, "shrink", plan, "-o", filepath.Join(dir, "min.plan"), "-budget", "20", "-html", shrunk).want(t, exitViolation)
+	if page := fileText(t, shrunk); !strings.Contains(page, `"inv":"NoLoss"`) || !strings.Contains(page, "# shrunk from 14 ops") {
+		t.Errorf("shrink -html: the chart lacks the violation or the shrunk plan")
 	}
 	blocker := filepath.Join(dir, "file")
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {

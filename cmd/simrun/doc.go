@@ -6,7 +6,7 @@
 //	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
 //	simrun replay FILE [-json] [-all] [-trace F] [-html F]
 //	simrun campaign [-seeds N -start S -workers W -out DIR -resume|-force -shard i/n] [world flags]
-//	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D] | shrink -bench [-bench-seeds N ...]
+//	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D -html F] | shrink -bench [-bench-seeds N ...]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
 //	simrun presets | profiles | scenarios
@@ -31,7 +31,8 @@
 // (model.CheckPromised with the preset's policy), under which the legacy
 // presets' documented losses are not failures. The summary says which.
 //
-// -html FILE writes the run's sequence chart (package seqchart): one
+// -html FILE (run, replay, shrink: of the shrunk plan's run) writes the
+// run's sequence chart (package seqchart): one
 // self-contained HTML page, the violation and the events it cites first.
 //
 // A text line prints a violation's reason with its long lists cut to a few

@@ -187,7 +187,7 @@ func (e *env) execute(cmd string, cfg sim.Config, plan sim.Plan, j judge, out ou
 	s := summarize(cfg, r, j, out.all)
 	s.Replay = replay
 	if out.html != "" {
-		if err := writeChart(out.html, s, plan, r, j, out.all); err != nil {
+		if err := writeChart(out.html, s, plan.String(), r, j, out.all); err != nil {
 			return e.fail(cmd, ioFailure(err, "writing the chart"))
 		}
 	}

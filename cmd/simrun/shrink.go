@@ -26,6 +26,7 @@ type shrinkJob struct {
 	judge   judge
 	budget  int           // candidate runs, 0: no bound
 	timeout time.Duration // 0: no bound
+	html    string        // -html: write the shrunk run's sequence chart here
 	ctx     context.Context
 	// progress, if set, sees each candidate run.
 	progress func(sim.ShrinkProgress)
@@ -121,6 +122,7 @@ func (e *env) cmdShrink(args []string) int {
 	out := fs.String("o", "", "write the shrunk plan to `FILE` (default: FILE with .min.plan, or out/shrink/seed-N.min.plan)")
 	budget := fs.Int("budget", 0, "stop after `N` candidate runs (0: no bound)")
 	timeout := fs.Duration("timeout", defaultShrinkTimeout, "stop after this long (0: no bound); with -bench, per seed")
+	html := fs.String("html", "", "write the shrunk run's sequence chart to `FILE` (one self-contained HTML page)")
 	var bf benchFlags
 	bf.add(fs)
 	var wf worldFlags
@@ -142,7 +144,7 @@ func (e *env) cmdShrink(args []string) int {
 		}
 		return e.shrinkBench(bf, w, *budget, *timeout)
 	}
-	job := shrinkJob{judge: w.judge, budget: *budget, timeout: *timeout}
+	job := shrinkJob{judge: w.judge, budget: *budget, timeout: *timeout, html: *html}
 	path, err := e.shrinkInput(fs, w, pos, *seed, &job)
 	if err != nil {
 		return e.fail("shrink", err)
@@ -214,6 +216,11 @@ func (e *env) shrinkTo(job shrinkJob, path string) int {
 	}
 	sum := summarize(s.Config, r, job.judge, false)
 	sum.Replay = replay
+	if job.html != "" {
+		if err := writeChart(job.html, sum, s.fileText(), r, job.judge, false); err != nil {
+			return e.fail("shrink", ioFailure(err, "writing the chart"))
+		}
+	}
 	fmt.Fprintln(e.stdout, strings.TrimPrefix(s.headline(), "# "))
 	fmt.Fprintf(e.stdout, "%s\nwrote %s\n", s.ending(), path)
 	sum.writeText(e.stdout)

@@ -11,7 +11,7 @@
   var GUT = 92;          // left gutter (times)
   var TOP = 28;          // space above the first event
   var MINPX = 17;        // least gap between events at different times
-  var SAMEPX = 11;       // gap between events at the same virtual time
+  var SAMEPX = 13;       // gap between events at the same virtual time
   var PXMS = 7;          // pixels per virtual millisecond (below the cap)
   var CAPMS = 30;        // longer gaps are drawn as a break
   var BREAKPX = 30;      // a break's height
@@ -324,10 +324,11 @@
     D.nodes.forEach(function (n, i) {
       back.push('<line class="lane-line' + (i === broker ? ' broker' : '') + '" x1="' + X(i) + '" y1="' + Math.max(0, y0) + '" x2="' + X(i) + '" y2="' + Math.min(H, y1) + '"/>');
     });
-    var last = -1e9;
+    var last = -1e9, lastT = NaN;
     for (var i = lowerY(y0); i < Y.length && Y[i] <= y1; i++) {
-      if (Y[i] - last < 46) continue;
+      if (Y[i] - last < 46 || D.tm[i] === lastT) continue;
       last = Y[i];
+      lastT = D.tm[i];
       back.push('<text class="gut" x="6" y="' + (Y[i] + 3) + '">' + fmtT(D.tm[i]) + '</text>');
     }
     breaks.forEach(function (br) {
