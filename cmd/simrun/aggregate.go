@@ -122,7 +122,7 @@ func (s campaignSummary) writeText(w io.Writer) {
 	}
 	switch {
 	case len(s.byInvariant) == 0 && s.incomplete != "":
-		fmt.Fprintf(w, "violations: none in the seeds done so far; the campaign is INCOMPLETE (%s)\n", s.incomplete)
+		fmt.Fprintf(w, "violations: none in these seeds, but the campaign is INCOMPLETE: %s\n", s.incomplete)
 	case len(s.byInvariant) == 0:
 		fmt.Fprintln(w, "violations: none")
 	default:

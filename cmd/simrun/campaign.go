@@ -323,7 +323,9 @@ func (e *env) runCampaign(c campaign) int {
 	}
 	s := summarizeCampaign(append(done, fresh...))
 	if interrupted {
-		s.incomplete = fmt.Sprintf("interrupted: %d of %d seeds done", len(s.recs), len(seeds)+len(done))
+		s.incomplete = fmt.Sprintf("interrupted, %d of %d seeds done", len(s.recs), len(seeds)+len(done))
+	} else if c.shards > 1 {
+		s.incomplete = fmt.Sprintf("this is shard %d/%d of it (merge every shard's directory for the whole)", c.shard, c.shards)
 	}
 	if err := e.writeCampaignFiles(c.out, s); err != nil {
 		return e.fail("campaign", ioFailure(err, "writing the summary"))

@@ -71,7 +71,8 @@
 // or repeated seeds as compact runs ("23..49 step 2") and the command that
 // finishes a shard, and prints no summary (exit 2); directories from before
 // campaign.json merge by the seeds they hold, with a warning. An interrupted
-// campaign's summary says it is INCOMPLETE instead of "violations: none".
+// campaign's summary, and a shard's own, says the campaign is INCOMPLETE
+// instead of a bare "violations: none".
 // DIR/summary.txt holds the summary; DIR/failing.txt every failing seed's
 // replay command. The default DIR is named after the world
 // (out/campaign-PRESET-PROFILE-SCENARIO-vVERSION-JUDGE, a shard's

@@ -114,3 +114,13 @@ func TestMergeOldDirectories(t *testing.T) {
 		t.Errorf("stderr %q", r.stderr)
 	}
 }
+
+// TestShardSummarySaysIncomplete: a shard's own summary never says
+// "violations: none" alone: the campaign is the merge of its shards.
+func TestShardSummarySaysIncomplete(t *testing.T) {
+	s0, _ := mergeShards(t, t.TempDir())
+	text := fileText(t, filepath.Join(s0, "summary.txt"))
+	if !strings.Contains(text, "violations: none in these seeds, but the campaign is INCOMPLETE: this is shard 0/2") {
+		t.Errorf("shard summary:\n%s", text)
+	}
+}

@@ -93,7 +93,12 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s -h: %q %q", c.name, r.stdout, r.stderr)
 		}
 	}
-	if r := simrun(t, "campaign", "-h").want(t, exitOK); !strings.Contains(r.stdout, "-shard") || !strings.Contains(r.stdout, "-resume") {
+	for _, status := range []string{"0 nothing promised was violated", "1 a violation was found", "2 a usage error", "3 an output could not be written", "130 a campaign"} {
+		if !strings.Contains(strings.ReplaceAll(top.stdout, "\n", " "), status) {
+			t.Errorf("top help lacks exit status %q:\n%s", status, top.stdout)
+		}
+	}
+	if r := simrun(t, "campaign", "-h").want(t, exitOK); !strings.Contains(r.stdout, "-shard") || !strings.Contains(r.stdout, "-resume") || !strings.Contains(r.stdout, "-force") {
 		t.Errorf("campaign -h lacks flags:\n%s", r.stdout)
 	}
 	simrun(t).want(t, exitUsage)
