@@ -132,6 +132,7 @@ func (s campaignSummary) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  %-18s %8d %10d\n", k, s.byInvariant[k].seeds, s.byInvariant[k].violations)
 		}
 	}
+	s.writeShrunk(w)
 	if len(s.failing) > 0 {
 		fmt.Fprintf(w, "failing seeds (first %d of %d):\n", min(shownFailing, len(s.failing)), len(s.failing))
 		for _, r := range s.failing[:min(shownFailing, len(s.failing))] {
@@ -153,7 +154,7 @@ func (r record) finding() string {
 	if r.First != nil {
 		s += " (first: " + r.First.text() + ")"
 	}
-	return s
+	return s + r.shrunkText()
 }
 
 // replayCommand is the command that replays a failing record's saved plan.
@@ -169,6 +170,9 @@ func (s campaignSummary) writeReplays(w io.Writer, listPath string) {
 	}
 	fmt.Fprintln(w, "replay a failing seed:")
 	for _, r := range s.failing[:min(shownFailing, len(s.failing))] {
+		if m := r.minReplayCommand(); m != "" {
+			fmt.Fprintf(w, "  %s   # shrunk: %d ops\n", m, r.MinOps)
+		}
 		fmt.Fprintf(w, "  %s\n", r.replayCommand())
 	}
 	if listPath != "" {

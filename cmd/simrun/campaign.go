@@ -36,12 +36,15 @@ type campaign struct {
 	// shardBase is the -out every shard's default directory is under, when
 	// -shard was given without -out ("" otherwise).
 	shardBase string
+	// shrink is how long each failing seed is shrunk for (0: not shrunk).
+	shrink time.Duration
 }
 
 // cmdCampaign runs many seeds over workers.
 func (e *env) cmdCampaign(args []string) int {
 	fs := e.newFlagSet("campaign", "[flags]", "Runs seeds [start, start+seeds) of one world over workers, judging each run by the\n"+
-		"invariants the preset promises. Failing seeds' plans go to DIR/seed-N.plan; every\n"+
+		"invariants the preset promises. Failing seeds' plans go to DIR/seed-N.plan, and each\n"+
+		"one shrunk within -shrink (see 'simrun shrink') to DIR/seed-N.min.plan; every\n"+
 		"finished seed is appended to DIR/results.jsonl at once, so -resume continues an\n"+
 		"interrupted campaign. -shard i/n runs the seeds s with (s-start)%n == i; 'simrun\n"+
 		"merge' combines shard directories into the unsharded summary. The default DIR is\n"+
@@ -55,6 +58,7 @@ func (e *env) cmdCampaign(args []string) int {
 	resume := fs.Bool("resume", false, "continue the campaign in DIR: skip the seeds its results.jsonl already has")
 	force := fs.Bool("force", false, "replace another campaign's results in DIR")
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
+	shrink := fs.Duration("shrink", defaultCampaignShrink, "shrink each failing seed for at most `D` and save DIR/seed-N.min.plan beside seed-N.plan (0: do not shrink)")
 	var wf worldFlags
 	wf.add(fs)
 	pos, err := fs.parse(args)
@@ -64,7 +68,10 @@ func (e *env) cmdCampaign(args []string) int {
 	if len(pos) > 0 {
 		return e.fail("campaign", badUsage("campaign", "unexpected argument %q (campaign takes only flags)", pos[0]))
 	}
-	c := campaign{start: *start, count: *count, workers: *workers, out: *out, resume: *resume, force: *force, args: args}
+	if *shrink < 0 {
+		return e.fail("campaign", badUsage("campaign", "bad -shrink %s: want 0 (off) or a positive duration", *shrink))
+	}
+	c := campaign{start: *start, count: *count, workers: *workers, out: *out, resume: *resume, force: *force, args: args, shrink: *shrink}
 	if err := c.validate(wf, *shard, fs.isSet("out")); err != nil {
 		return e.fail("campaign", err)
 	}
@@ -357,6 +364,7 @@ func (e *env) writeCampaignFiles(dir string, s campaignSummary) error {
 type seedResult struct {
 	rec  record
 	plan string // the plan text, for failing seeds
+	min  string // the shrunk plan's file text, for failing seeds shrunk
 }
 
 // execCampaign runs seeds over the workers, recording each result as it
@@ -379,7 +387,9 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 			// with each history before the next seed.
 			rn := sim.Runner{ReuseHistories: true}
 			for seed := range jobs {
-				results <- runSeed(&rn, c.world, seed)
+				res := runSeed(&rn, c.world, seed)
+				e.shrinkSeed(c, &res)
+				results <- res
 			}
 		}()
 	}
@@ -427,6 +437,11 @@ func (e *env) record(c campaign, w *resultsWriter, res seedResult) error {
 		path := filepath.Join(c.out, planName(res.rec.Seed))
 		if err := os.WriteFile(path, []byte(res.plan), 0o644); err != nil {
 			return ioFailure(err, "saving plan")
+		}
+	}
+	if res.min != "" {
+		if err := os.WriteFile(filepath.Join(c.out, minPlanName(res.rec.Seed)), []byte(res.min), 0o644); err != nil {
+			return ioFailure(err, "saving the shrunk plan")
 		}
 	}
 	return w.write(res.rec)

@@ -73,8 +73,8 @@ func TestCampaignLegacyReplays(t *testing.T) {
 // and with three.
 func TestCampaignIndependentOfWorkers(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	ra := simrun(t, "campaign", "-seeds", "9", "-preset", "legacy-pubrel", "-workers", "1", "-out", a)
-	rb := simrun(t, "campaign", "-seeds", "9", "-preset", "legacy-pubrel", "-workers", "3", "-out", b)
+	ra := simrun(t, "campaign", "-shrink", "0", "-seeds", "9", "-preset", "legacy-pubrel", "-workers", "1", "-out", a)
+	rb := simrun(t, "campaign", "-shrink", "0", "-seeds", "9", "-preset", "legacy-pubrel", "-workers", "3", "-out", b)
 	if ra.code != rb.code {
 		t.Errorf("exit %d with 1 worker, %d with 3", ra.code, rb.code)
 	}
@@ -87,9 +87,9 @@ func TestCampaignIndependentOfWorkers(t *testing.T) {
 // shard holds only its seeds.
 func TestShardsMerge(t *testing.T) {
 	root := t.TempDir()
-	whole := simrun(t, "campaign", "-seeds", "10", "-start", "3", "-preset", "legacy", "-out", filepath.Join(root, "whole"))
-	s0 := simrun(t, "campaign", "-seeds", "10", "-start", "3", "-preset", "legacy", "-shard", "0/2", "-out", filepath.Join(root, "s0"))
-	simrun(t, "campaign", "-seeds", "10", "-start", "3", "-preset", "legacy", "-shard", "1/2", "-out", filepath.Join(root, "s1"))
+	whole := simrun(t, "campaign", "-shrink", "0", "-seeds", "10", "-start", "3", "-preset", "legacy", "-out", filepath.Join(root, "whole"))
+	s0 := simrun(t, "campaign", "-shrink", "0", "-seeds", "10", "-start", "3", "-preset", "legacy", "-shard", "0/2", "-out", filepath.Join(root, "s0"))
+	simrun(t, "campaign", "-shrink", "0", "-seeds", "10", "-start", "3", "-preset", "legacy", "-shard", "1/2", "-out", filepath.Join(root, "s1"))
 	for _, rec := range readRecords(t, filepath.Join(root, "s0")) {
 		if (rec.Seed-3)%2 != 0 {
 			t.Errorf("shard 0/2 ran seed %d", rec.Seed)
@@ -158,8 +158,8 @@ func TestMergeRejectsNondeterminism(t *testing.T) {
 // the rest run, and the summary is the uninterrupted one.
 func TestResumeAfterTruncation(t *testing.T) {
 	full, cut := t.TempDir(), t.TempDir()
-	want := simrun(t, "campaign", "-seeds", "10", "-preset", "legacy", "-out", full)
-	args := []string{"campaign", "-seeds", "10", "-preset", "legacy", "-out", cut}
+	want := simrun(t, "campaign", "-shrink", "0", "-seeds", "10", "-preset", "legacy", "-out", full)
+	args := []string{"campaign", "-shrink", "0", "-seeds", "10", "-preset", "legacy", "-out", cut}
 	simrun(t, args...)
 	lines := strings.SplitAfter(fileText(t, filepath.Join(cut, resultsFile)), "\n")
 	kept := strings.Join(lines[:4], "")
@@ -233,8 +233,8 @@ func TestInterruptedCampaign(t *testing.T) {
 // campaign run again replaces its own.
 func TestFreshCampaignClearsOldFiles(t *testing.T) {
 	dir := t.TempDir()
-	simrun(t, "campaign", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
-	simrun(t, "campaign", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	simrun(t, "campaign", "-shrink", "0", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	simrun(t, "campaign", "-shrink", "0", "-seeds", "4", "-preset", "legacy", "-out", dir).want(t, exitViolation)
 	for _, args := range [][]string{{"-seeds", "3"}, {"-seeds", "3", "-preset", "legacy"}} {
 		r := simrun(t, append([]string{"campaign", "-out", dir}, args...)...).want(t, exitUsage)
 		if !strings.Contains(r.stderr, dir+" holds 4 result(s) of the campaign preset legacy") || !strings.Contains(r.stderr, "-force") {

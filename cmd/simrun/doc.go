@@ -58,7 +58,13 @@
 // checksum, violations by invariant, first violation, stats), so a killed
 // campaign loses no finished seed; a failing seed's plan is written to
 // DIR/seed-N.plan before its line, and `simrun replay DIR/seed-N.plan`
-// reproduces it. -resume skips the seeds results.jsonl already has (a line
+// reproduces it. Each failing seed is then shrunk by its worker for at
+// most -shrink (default 30s of wall time; 0 turns it off; a signal ends it
+// with the smallest plan so far) to DIR/seed-N.min.plan, its record carries
+// ops and min_ops, the summary a line with the shrunk sizes (median and 90th
+// percentile), and the replay list the shrunk plan's command first. A
+// passing seed costs nothing more, so the default campaign (which under
+// fixed has no failures) runs as fast as before. -resume skips the seeds results.jsonl already has (a line
 // cut short by a kill is dropped and that seed rerun; a complete last line
 // without its newline gets one before anything is appended). -shard i/n runs the
 // seeds s with (s-start)%n == i; `simrun merge` of the shards' directories

@@ -43,7 +43,7 @@ func TestMergeRefusesIncompleteCampaigns(t *testing.T) {
 	simrun(t, "campaign", "-seeds", "40", "-start", "10", "-shard", "1/2", "-out", empty).want(t, exitOK)
 	writeFile(t, empty, resultsFile, "")
 	legacy := filepath.Join(root, "legacy")
-	simrun(t, "campaign", "-seeds", "40", "-start", "10", "-shard", "1/2", "-preset", "legacy", "-out", legacy)
+	simrun(t, "campaign", "-shrink", "0", "-seeds", "40", "-start", "10", "-shard", "1/2", "-preset", "legacy", "-out", legacy)
 
 	cases := []struct {
 		name string

@@ -31,6 +31,10 @@ type record struct {
 	// a finding too, counted as a failure.
 	Error string    `json:"error,omitempty"`
 	Stats statsJSON `json:"stats"`
+	// Ops and MinOps are the sizes of the plan and of its shrunk plan
+	// (seed-N.min.plan), for a failing seed that was shrunk; 0 otherwise.
+	Ops    int `json:"ops,omitempty"`
+	MinOps int `json:"min_ops,omitempty"`
 	// dir is the campaign directory the record was read from (for replay
 	// commands); not stored.
 	dir string

@@ -168,3 +168,48 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("spread: %v", got)
 	}
 }
+
+// TestCampaignShrinks: a campaign shrinks each failing seed it saves (on by
+// default): seed-N.min.plan beside seed-N.plan, replaying to the seed's
+// first invariant; results.jsonl and the summary carry the sizes; -shrink 0
+// saves no shrunk plan.
+func TestCampaignShrinks(t *testing.T) {
+	dir := t.TempDir()
+	r := simrun(t, "campaign", "-seeds", "3", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	recs := readRecords(t, dir)
+	failing := 0
+	for _, rec := range recs {
+		if !rec.failed() {
+			continue
+		}
+		failing++
+		if rec.MinOps == 0 || rec.Ops <= rec.MinOps {
+			t.Errorf("seed %d: ops %d -> %d", rec.Seed, rec.Ops, rec.MinOps)
+		}
+		min := filepath.Join(dir, minPlanName(rec.Seed))
+		if _, plan := shrunkFile(t, min); len(plan.Ops) != rec.MinOps {
+			t.Errorf("seed %d: %s has %d ops, the record %d", rec.Seed, min, len(plan.Ops), rec.MinOps)
+		}
+		back := summaryJSON(t, exitViolation, "replay", min)
+		if !slices.ContainsFunc(back.Violations, func(v violationJSON) bool { return v.Invariant == rec.First.Invariant }) {
+			t.Errorf("seed %d: shrunk plan violates %+v, not %s", rec.Seed, back.Violations, rec.First.Invariant)
+		}
+		if !strings.Contains(r.stdout, "replay "+min) {
+			t.Errorf("seed %d: no replay command of %s printed", rec.Seed, min)
+		}
+	}
+	if failing == 0 {
+		t.Fatal("no failing legacy seed among 0..2")
+	}
+	if want := "shrunk: " + strconv.Itoa(failing) + " of " + strconv.Itoa(failing) + " failing seeds, to "; !strings.Contains(r.stdout, want) {
+		t.Errorf("summary lacks %q:\n%s", want, r.stdout)
+	}
+	off := t.TempDir()
+	simrun(t, "campaign", "-seeds", "1", "-preset", "legacy", "-shrink", "0", "-out", off).want(t, exitViolation)
+	if mins, _ := filepath.Glob(filepath.Join(off, "*.min.plan")); len(mins) > 0 {
+		t.Errorf("-shrink 0 saved %v", mins)
+	}
+	if r := simrun(t, "campaign", "-shrink", "-1s").want(t, exitUsage); !strings.Contains(r.stderr, "bad -shrink") {
+		t.Errorf("stderr: %s", r.stderr)
+	}
+}
