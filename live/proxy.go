@@ -61,9 +61,12 @@ type ProxyOptions struct {
 // it dials the broker for each connection and forwards both directions,
 // decoding them with engine/packet's stream decoder to record the history
 // in the model's vocabulary (see ProxyOptions). A packet is recorded as
-// Sent when its last byte is read from its sender and as Received just
-// before its bytes are written to its receiver, so the history never shows
-// an effect before its cause.
+// Sent when its last byte is read from its sender, and as Received just
+// before it is written to its receiver (never, if a black hole swallows
+// it), so the history never shows an effect before its cause; faults act
+// between chunks, so a Cut never falls between a recorded arrival and its
+// write (a receiver that dies before reading it is a crash before it
+// processed the packet, as in the simulator).
 //
 // Faults: Cut closes connections, BlackHole drops one direction's bytes
 // (the connection looks alive: a stalled network), Slow forwards in small
@@ -87,6 +90,7 @@ type Proxy struct {
 type proxyConn struct {
 	id             int
 	client, broker net.Conn
+	flow           sync.Mutex // held by a direction from decoding a chunk to writing it
 
 	// Guarded by Proxy.mu.
 	clientID   string // from its CONNECT
@@ -191,8 +195,10 @@ func (p *Proxy) SetBrokerDown(down bool) {
 func (p *Proxy) Cut(match func(clientID string) bool) int {
 	n := 0
 	for _, pc := range p.matching(match) {
+		pc.flow.Lock() // between chunks: what was recorded as arriving was written
 		pc.client.Close()
 		pc.broker.Close()
+		pc.flow.Unlock()
 		n++
 	}
 	return n
@@ -203,11 +209,13 @@ func (p *Proxy) Cut(match func(clientID string) bool) int {
 // connections it affects. Heal ends it by cutting them.
 func (p *Proxy) BlackHole(match func(clientID string) bool, d Direction) int {
 	conns := p.matching(match)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	for _, pc := range conns {
+		pc.flow.Lock() // between chunks
+		p.mu.Lock()
 		pc.hole[d] = true
 		pc.holed = true
+		p.mu.Unlock()
+		pc.flow.Unlock()
 	}
 	return len(conns)
 }
@@ -301,8 +309,19 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 			if d == Down && dec == nil {
 				dec = packet.NewDecoder(p.version(pc), 0)
 			}
-			dec = p.record(pc, d, dec, buf[:n])
-			if !p.forward(pc, d, dst, buf[:n]) {
+			// From decoding a chunk to writing it, the connection is
+			// held: a fault (Cut, BlackHole) acts between chunks, never
+			// between recording a chunk's arrival and writing it.
+			pc.flow.Lock()
+			holed := p.holed(pc, d)
+			var a arrival
+			dec, a = p.record(pc, d, dec, buf[:n])
+			if !holed {
+				p.arrived(pc, a) // before the write: the receiver reacts after
+			}
+			ok := holed || p.write(dst, buf[:n])
+			pc.flow.Unlock()
+			if !ok {
 				return
 			}
 		}
@@ -319,15 +338,20 @@ func (p *Proxy) version(pc *proxyConn) packet.Version {
 	return pc.version
 }
 
-// forward writes data to dst unless direction d is black-holed, in chunks
-// while Slow is on. It reports false when the write failed.
-func (p *Proxy) forward(pc *proxyConn, d Direction, dst net.Conn, data []byte) bool {
+// holed reports whether direction d of pc drops its bytes: black-holed, or
+// the broker is down.
+func (p *Proxy) holed(pc *proxyConn, d Direction) bool {
 	p.mu.Lock()
-	hole, chunk, delay := pc.hole[d] || p.down, p.chunk, p.delay
+	defer p.mu.Unlock()
+	return pc.hole[d] || p.down
+}
+
+// write writes data to dst, in chunks with pauses while Slow is on. It
+// reports false when the write failed.
+func (p *Proxy) write(dst net.Conn, data []byte) bool {
+	p.mu.Lock()
+	chunk, delay := p.chunk, p.delay
 	p.mu.Unlock()
-	if hole {
-		return true
-	}
 	for len(data) > 0 {
 		part := data
 		if chunk > 0 {

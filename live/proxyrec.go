@@ -8,12 +8,24 @@ import (
 	"github.com/mqttlab/mqttlab/model"
 )
 
-// record decodes data, the next bytes of direction d of pc, and records its
-// complete packets. It returns the decoder to use next: nil once the stream
-// failed to decode (the proxy keeps forwarding; the receiver judges it).
-func (p *Proxy) record(pc *proxyConn, d Direction, dec *packet.Decoder, data []byte) *packet.Decoder {
+// arrival is what the receiver's side of the history gains when a chunk's
+// bytes are written to it: its Received events, and for an observed client
+// the Connected and Subscribed events its CONNACK and SUBACK mean.
+type arrival struct {
+	events []model.Event
+	pubs   []model.Packet // PUBLISHes an observed client received (onReceive)
+}
+
+// record decodes data, the next bytes of direction d of pc, records the
+// sender's side of its complete packets at once (Sent; a CONNECT's
+// ConnOpened) and returns the receiver's side, to be recorded unless a
+// black hole swallows the bytes. It also returns the decoder to use next: nil
+// once the stream failed to decode (the proxy keeps forwarding; the
+// receiver judges it).
+func (p *Proxy) record(pc *proxyConn, d Direction, dec *packet.Decoder, data []byte) (*packet.Decoder, arrival) {
+	var a arrival
 	if dec == nil {
-		return nil
+		return nil, a
 	}
 	dec.Feed(data)
 	p.mu.Lock()
@@ -21,24 +33,35 @@ func (p *Proxy) record(pc *proxyConn, d Direction, dec *packet.Decoder, data []b
 	for {
 		pk, err := dec.Next()
 		if err != nil {
-			return nil
+			return nil, a
 		}
 		if pk == nil {
-			return dec
+			return dec, a
 		}
 		now := time.Now().UnixNano()
 		if d == Up {
-			p.recordUp(pc, pk, now)
+			p.recordUp(pc, pk, now, &a)
 		} else {
-			p.recordDown(pc, pk, now)
+			p.recordDown(pc, pk, now, &a)
 		}
 	}
 }
 
-// recordUp records a client->broker packet: the client's Sent, then the
-// broker's Received. A connection's first CONNECT names it.
-func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64) {
-	rec := p.opts.Recorder
+// arrived records the receiver's side of a chunk about to be written to it.
+func (p *Proxy) arrived(pc *proxyConn, a arrival) {
+	for _, e := range a.events {
+		p.opts.Recorder.Add(e)
+	}
+	if p.opts.onReceive != nil {
+		for _, m := range a.pubs {
+			p.opts.onReceive(pc.clientID, m)
+		}
+	}
+}
+
+// recordUp records a client->broker packet: the client's Sent now, the
+// broker's Received in the arrival. A connection's first CONNECT names it.
+func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64, a *arrival) {
 	if c, ok := pk.(*packet.Connect); ok && pc.clientID == "" {
 		p.named(pc, c, now)
 	}
@@ -47,13 +70,13 @@ func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64) {
 	}
 	m := modelPacket(pk, p.opts.MsgID)
 	if pc.observed {
-		rec.Add(model.Event{Kind: model.Sent, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m, ReceiveMax: connectReceiveMax(pk)})
+		p.opts.Recorder.Add(model.Event{Kind: model.Sent, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m, ReceiveMax: connectReceiveMax(pk)})
 	}
 	if s, ok := pk.(*packet.Subscribe); ok {
 		pc.subs[s.PacketID] = append([]packet.Subscription(nil), s.Subs...)
 	}
-	if p.opts.RecordBroker && !pc.hole[Up] && !p.down { // a black hole (or a dead broker) swallows it
-		rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
+	if p.opts.RecordBroker {
+		a.events = append(a.events, model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
 	}
 }
 
@@ -76,49 +99,50 @@ func (p *Proxy) named(pc *proxyConn, c *packet.Connect, now int64) {
 	}
 }
 
-// recordDown records a broker->client packet: the broker's Sent, then the
-// client's Received and what it means to the client's application
-// (Connected at CONNACK, Subscribed at SUBACK).
-func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, now int64) {
+// recordDown records a broker->client packet: the broker's Sent now; the
+// client's Received, and what it means to the client's application
+// (Connected at CONNACK, Subscribed at SUBACK), in the arrival.
+func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, now int64, a *arrival) {
 	if pc.clientID == "" || p.down {
 		return
 	}
-	rec := p.opts.Recorder
 	m := modelPacket(pk, p.opts.MsgID)
 	if p.opts.RecordBroker {
-		rec.Add(model.Event{Kind: model.Sent, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
+		p.opts.Recorder.Add(model.Event{Kind: model.Sent, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
 	}
-	if !pc.observed || pc.hole[Down] { // a black hole swallows it
+	if !pc.observed {
 		return
 	}
-	rec.Add(model.Event{Kind: model.Received, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m})
-	if p.opts.onReceive != nil {
-		p.opts.onReceive(pc.clientID, m)
+	a.events = append(a.events, model.Event{Kind: model.Received, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m})
+	if m.Type == model.PUBLISH {
+		a.pubs = append(a.pubs, m)
 	}
 	switch pk := pk.(type) {
 	case *packet.Connack:
-		p.connected(pc, pk, now)
+		if e, ok := p.connected(pc, pk, now); ok {
+			a.events = append(a.events, e)
+		}
 	case *packet.Suback:
 		subs := pc.subs[pk.PacketID]
 		delete(pc.subs, pk.PacketID)
 		for i, s := range subs {
 			if i < len(pk.Reasons) && !pk.Reasons[i].IsError() {
-				rec.Add(model.Event{Kind: model.Subscribed, Time: now, Node: pc.clientID, Filter: s.Filter, QoS: uint8(pk.Reasons[i]), Persistent: pc.persistent})
+				a.events = append(a.events, model.Event{Kind: model.Subscribed, Time: now, Node: pc.clientID, Filter: s.Filter, QoS: uint8(pk.Reasons[i]), Persistent: pc.persistent})
 			}
 		}
 	}
 }
 
-// connected records an observed client's Connected event at its CONNACK.
-func (p *Proxy) connected(pc *proxyConn, ack *packet.Connack, now int64) {
+// connected is an observed client's Connected event at its CONNACK.
+func (p *Proxy) connected(pc *proxyConn, ack *packet.Connack, now int64) (model.Event, bool) {
 	if ack.Reason.IsError() {
-		return
+		return model.Event{}, false
 	}
 	var rm uint16
 	if ack.Props.Present.Has(packet.PropReceiveMaximum) {
 		rm = ack.Props.ReceiveMaximum
 	}
 	had := p.opts.HadState != nil && !pc.clean && p.opts.HadState(pc.clientID)
-	p.opts.Recorder.Add(model.Event{Kind: model.Connected, Time: now, Node: pc.clientID, CleanStart: pc.clean,
-		SessionPresent: ack.SessionPresent, HadState: had, Version: uint8(pc.version), ReceiveMax: rm})
+	return model.Event{Kind: model.Connected, Time: now, Node: pc.clientID, CleanStart: pc.clean,
+		SessionPresent: ack.SessionPresent, HadState: had, Version: uint8(pc.version), ReceiveMax: rm}, true
 }

@@ -110,7 +110,8 @@ func dropCrashes(cs []model.CrashFault, r model.Role) []model.CrashFault {
 }
 
 // excuses attributes every invariant p does not promise under f to the
-// fault groups without which it would be promised again.
+// fault groups that alone (every other group's faults left out) take it
+// away; when no single group does, to the faults together.
 func excuses(p model.Policy, f model.Faults) []Excuse {
 	promised := model.Promises(p, f)
 	var out []Excuse
@@ -119,11 +120,15 @@ func excuses(p model.Policy, f model.Faults) []Excuse {
 			continue
 		}
 		ex := Excuse{Invariant: inv}
-		for _, g := range faultGroups {
-			g2 := f
-			g2.Crashes = append([]model.CrashFault(nil), f.Crashes...)
-			g.clear(&g2)
-			if model.Promises(p, g2).Has(inv) {
+		for gi, g := range faultGroups {
+			alone := f
+			alone.Crashes = append([]model.CrashFault(nil), f.Crashes...)
+			for hi, h := range faultGroups {
+				if hi != gi {
+					h.clear(&alone)
+				}
+			}
+			if !model.Promises(p, alone).Has(inv) {
 				ex.By = append(ex.By, g.name(f))
 			}
 		}
