@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -77,6 +81,30 @@ func browser(t *testing.T) context.Context {
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
 	t.Cleanup(func() { cancelT(); cancel(); cancelA() })
+	var mu sync.Mutex
+	var thrown []string
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			thrown = append(thrown, msg)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, x := range thrown {
+			t.Errorf("the page threw: %s", x)
+		}
+	})
 	return ctx
 }
 
@@ -167,7 +195,42 @@ func checkChart(ctx context.Context, t *testing.T, dir, path string) []byte {
 	if want := sentPackets(h); drawn != want {
 		t.Errorf("%s: %d packet arrows drawn, the history recorded %d packets", path, drawn, want)
 	}
+	checkInteraction(ctx, t, path)
 	return shot
+}
+
+// checkInteraction hovers over a PUBLISH arrow (its tooltip names type, id,
+// QoS, DUP, both ends and the message) and filters by that message (its
+// story lists its packets and app events; other packets dim).
+func checkInteraction(ctx context.Context, t *testing.T, path string) {
+	pos := run(ctx, t, chromedp.Evaluate[[]float64](`(() => {
+	  const d = window.seqchart.data, k = d.packets.findIndex(p => p.ty === 'PUBLISH' && p.r >= 0);
+	  window.seqchart.jumpTo(d.packets[k].s);
+	  const r = document.querySelector('g.pkt[data-p="' + k + '"] line.hit').getBoundingClientRect();
+	  return [r.left + r.width / 2, r.top + r.height / 2, k];
+	})()`))
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(chromedp.MouseMoved, pos[0], pos[1])); err != nil {
+		t.Fatal(err)
+	}
+	tip := run(ctx, t, chromedp.Evaluate[string](`document.getElementById('tip').innerText`))
+	for _, want := range []string{"PUBLISH", "QoS", "DUP", "\u2192", "message p1-", "sent ", "received "} {
+		if !strings.Contains(tip, want) {
+			t.Errorf("%s: tooltip of a PUBLISH lacks %q: %q", path, want, tip)
+		}
+	}
+	story := run(ctx, t, chromedp.Evaluate[[]int](`(() => {
+	  const d = window.seqchart.data, m = d.packets[`+fmt.Sprint(int(pos[2]))+`].m;
+	  window.seqchart.setMsg(m);
+	  const own = d.packets.filter(p => p.m === m).length + d.marks.filter(k => k.m === m).length;
+	  const shown = [...document.querySelectorAll('g.pkt')].filter(g => !g.classList.contains('dim'))
+	    .every(g => d.packets[+g.getAttribute('data-p')].m === m);
+	  const n = document.querySelectorAll('ul.story li').length;
+	  window.seqchart.setMsg('');
+	  return [own, n, shown ? 1 : 0];
+	})()`))
+	if story[0] == 0 || story[1] != story[0] || story[2] != 1 {
+		t.Errorf("%s: message filter: %d events of the message, %d in its story, undimmed packets all its own: %v", path, story[0], story[1], story[2] == 1)
+	}
 }
 
 // openLong opens the chart of standard lossy seed 2 under preset legacy
