@@ -217,8 +217,17 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 // properties passed the codec's checks when decoded (brokerMsg.checked)
 // is encoded without repeating them (packet.AppendPublishValid: the
 // forwarded properties are a subset of the decoded ones, with a Message
-// Expiry Interval).
+// Expiry Interval). On a connection with a table of topic aliases the
+// PUBLISH carries one (broker_alias_out.go).
 func (b *Broker) sendPub(c *brokerConn, p *packet.Publish, checked bool) bool {
+	if c.aliasOut != nil {
+		return b.sendPubAliased(c, p, checked)
+	}
+	return b.sendPubPlain(c, p, checked)
+}
+
+// sendPubPlain is sendPub for p as it is.
+func (b *Broker) sendPubPlain(c *brokerConn, p *packet.Publish, checked bool) bool {
 	if !checked {
 		return b.send(c, p)
 	}

@@ -22,11 +22,12 @@ type brokerConn struct {
 	lastRecv  Time
 	kaTimer   TimerID
 
-	window      int    // outbound send quota: client's Receive Maximum (v5) or InflightV311
-	outstanding int    // QoS 1/2 PUBLISHes sent on this connection and not completed
-	inQoS2      int    // inbound QoS 2 ids received on this connection awaiting PUBREL
-	maxOut      uint32 // client's Maximum Packet Size, 0 when unlimited
-	aliases     map[uint16]string
+	window      int               // outbound send quota: client's Receive Maximum (v5) or InflightV311
+	outstanding int               // QoS 1/2 PUBLISHes sent on this connection and not completed
+	inQoS2      int               // inbound QoS 2 ids received on this connection awaiting PUBREL
+	maxOut      uint32            // client's Maximum Packet Size, 0 when unlimited
+	aliases     map[uint16]string // the client's topic aliases (§3.3.2.3.4)
+	aliasOut    *aliasOut         // the broker's, nil when it sends none (broker_alias_out.go)
 }
 
 // brokerTimerKind says what a timer is for.

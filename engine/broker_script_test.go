@@ -22,14 +22,15 @@ import (
 //	config key=value ...        persistence=none|periodic|every snapshot=N inflight=N
 //	                            rm=N maxqueued=N queuefull=oldest|newest pubrel=answer|fail
 //	                            pubrec=answer|fail ackorder=before|after
-//	                            mut=ackbeforepersist|publishafterpubrel|resendwithoutdup|ignorereceivemax
+//	                            mut=ackbeforepersist|publishafterpubrel|resendwithoutdup|ignorereceivemax|aliasabovemax
+//	                            aliasesout=N (BrokerConfig.TopicAliasesOut)
 //	                            (must come first; the broker is built at the first other command)
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
 //	open C                      ConnOpened for connection C
 //	                            maxka=N anonymous=true|false passwd=FILE aclfile=FILE subids=true shared=true
 //	subscribe C ID [subid=N] FILTER:QOS[:nl][:rap][:rhN] ...
-//	connect C v5|v311 [id=X] [user=U] [pass=P] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N]
+//	connect C v5|v311 [id=X] [user=U] [pass=P] [clean] [expiry=N] [ka=N] [rm=N] [maxpkt=N] [aliasmax=N]
 //	        [will=TOPIC:PAYLOAD:QOS[:retain][:delay=N]]
 //	publish C qN [id=N] [dup] [retain] [alias=N] [expiry=N] TOPIC PAYLOAD
 //	puback|pubrec|pubrel|pubcomp C ID [rc=HEX]
@@ -43,7 +44,8 @@ import (
 //	stats key=value ...         compare BrokerStats fields
 //	records PREFIX N            N synced records have keys starting with PREFIX
 //
-// Rendered actions: "C <- PACKET", "close C" ("close C !" with an error),
+// Rendered actions: "C <- PACKET" (a PUBLISH's Topic Alias as alias=N, an
+// empty Topic Name as ""), "close C" ("close C !" with an error),
 // "persist put|del KEY [sync]", "timer set AT" / "timer cancel".
 func TestBrokerScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/broker/*.txt")
@@ -291,7 +293,14 @@ func bsRender(p packet.Packet) string {
 		for _, id := range p.Props.SubscriptionIDs {
 			s += fmt.Sprintf(" subid=%d", id)
 		}
-		return s + " " + string(p.Topic) + " " + strconv.Quote(string(p.Payload))
+		if p.Props.Present.Has(packet.PropTopicAlias) {
+			s += fmt.Sprintf(" alias=%d", p.Props.TopicAlias)
+		}
+		topic := string(p.Topic)
+		if topic == "" {
+			topic = `""`
+		}
+		return s + " " + topic + " " + strconv.Quote(string(p.Payload))
 	case *packet.Puback:
 		return fmt.Sprintf("PUBACK id=%d%s", p.PacketID, rc(p.Reason))
 	case *packet.Pubrec:
@@ -493,9 +502,12 @@ func (w *bsWorld) configure(args []string) error {
 				"resendwithoutdup": MutResendWithoutDup, "ignorereceivemax": MutIgnoreReceiveMax,
 				"ignoregrantedqos": MutIgnoreGrantedQoS, "copypersubscription": MutCopyPerSubscription,
 				"keepunsubscribed": MutKeepUnsubscribed, "retainemptypayload": MutRetainEmptyPayload,
-				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll}[v]
+				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
+				"aliasabovemax": MutAliasAboveMax}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
+		case "aliasesout":
+			w.cfg.TopicAliasesOut = uint16(n)
 		case "subids":
 			w.cfg.SubscriptionIDs = v == "true"
 		case "shared":
@@ -683,6 +695,10 @@ func bsBuildConnect(args []string, opt func(string) (string, bool), has func(str
 	if v, ok := opt("maxpkt"); ok {
 		p.Props.Present = p.Props.Present.With(packet.PropMaximumPacketSize)
 		p.Props.MaximumPacketSize = u32(v)
+	}
+	if v, ok := opt("aliasmax"); ok {
+		p.Props.Present = p.Props.Present.With(packet.PropTopicAliasMaximum)
+		p.Props.TopicAliasMaximum = uint16(u32(v))
 	}
 	if v, ok := opt("will"); ok {
 		parts := strings.Split(v, ":")

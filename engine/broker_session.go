@@ -163,6 +163,7 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 		if p.Props.Present.Has(packet.PropMaximumPacketSize) {
 			c.maxOut = p.Props.MaximumPacketSize
 		}
+		c.aliasOut = b.newAliasOut(p)
 	}
 	if ka := b.keepAliveFor(c, p); ka > 0 {
 		c.keepAlive = Duration(ka) * Second * 3 / 2 // [MQTT-3.1.2-24]

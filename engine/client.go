@@ -90,7 +90,9 @@ const (
 //     rebuilt with NewClient.
 //   - Delivery ids restart at 1 after NewClient: an application Ack from
 //     before a reboot must not be replayed into the rebuilt client.
-//   - Topic aliases are never sent, never accepted, never stored.
+//   - Topic aliases are never sent; the broker's are accepted up to
+//     ClientConfig.TopicAliasMaximum (default 0: none) and kept only for
+//     the connection (client_alias_in.go).
 //   - Not implemented: Will messages, username/password, enhanced AUTH,
 //     enforcement of the client's own Receive Maximum on incoming
 //     PUBLISHes, and the broker's Maximum QoS, Retain Available and
@@ -131,6 +133,8 @@ type Client struct {
 	reqs  []*clientRequest // SUBSCRIBE/UNSUBSCRIBE awaiting SUBACK/UNSUBACK, in send order
 	in    clientInbound
 	stuck error
+
+	aliasIn []string // this connection's Topic Alias mappings from the broker, alias-1 (client_alias_in.go)
 }
 
 // NewClient validates cfg and builds a client, restoring its durable state

@@ -36,6 +36,7 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 		c.spareDec.Reset(c.v, c.cfg.MaxPacketSize) // the last connection's: nothing refers to its stream
 	}
 	c.dec = c.spareDec
+	c.resetAliasIn() // [MQTT-3.3.2-7]
 	if c.clean {
 		c.discardSession() // [MQTT-3.1.2-4] [MQTT-3.1.2-6]
 	}
@@ -45,8 +46,9 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 	c.setTimer(ctConnack, c.now+Time(c.cfg.ConnackTimeout))
 }
 
-// connectPacket builds CONNECT from the config. The client announces no
-// Topic Alias Maximum, so the broker may send no aliases [MQTT-3.1.2-26].
+// connectPacket builds CONNECT from the config. Without a
+// TopicAliasMaximum the client announces none, so the broker may send no
+// aliases [MQTT-3.1.2-27].
 func (c *Client) connectPacket() *packet.Connect {
 	p := &packet.Connect{Version: c.v, ClientID: c.cfg.ClientID, CleanStart: c.clean, KeepAlive: c.cfg.KeepAlive}
 	if c.v == packet.V5 {
@@ -57,6 +59,10 @@ func (c *Client) connectPacket() *packet.Connect {
 		if c.cfg.ReceiveMaximum != 65535 {
 			p.Props.Present = p.Props.Present.With(packet.PropReceiveMaximum)
 			p.Props.ReceiveMaximum = c.cfg.ReceiveMaximum
+		}
+		if c.cfg.TopicAliasMaximum > 0 {
+			p.Props.Present = p.Props.Present.With(packet.PropTopicAliasMaximum)
+			p.Props.TopicAliasMaximum = c.cfg.TopicAliasMaximum // [MQTT-3.1.2-26]
 		}
 		if c.cfg.MaxPacketSize < clientMaxPacketSizeLimit {
 			p.Props.Present = p.Props.Present.With(packet.PropMaximumPacketSize)

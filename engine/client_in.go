@@ -55,11 +55,8 @@ func (in *clientInbound) sortedRelIDs() []uint16 {
 // delivered once and acknowledged per the AckOrder policy; a QoS2 id
 // awaiting PUBREL is answered PUBREC and not delivered again.
 func (c *Client) handlePublish(p *packet.Publish) {
-	if c.v == packet.V5 && p.Props.Present.Has(packet.PropTopicAlias) {
-		// [MQTT-3.1.2-27] the client announced no Topic Alias Maximum, so no
-		// alias may arrive (and none is ever kept across connections
-		// [MQTT-3.3.2-7]).
-		c.protocolError(clientErr(packet.TopicAliasInvalid, "MQTT-3.1.2-27", "Topic Alias %d but the client allows none", p.Props.TopicAlias))
+	p, ok := c.resolveAliasIn(p) // §3.3.2.3.4
+	if !ok {
 		return
 	}
 	switch p.QoS {

@@ -17,7 +17,7 @@ import (
 // The client scenario scripts in testdata/client/*.txt drive a Client with
 // events and hand-fed broker packets and compare every action it returns.
 //
-//	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 mut=resend-nodup
+//	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 aliasmax=N mut=resend-nodup
 //	at 10s                          set the virtual time
 //	> connect 1 [clean]             an event (see scriptEvent)
 //	< send PUBLISH q=1 id=1 ...     the actions it must return, in order
@@ -217,6 +217,9 @@ func fmtPacket(p packet.Packet) string {
 		if p.Props.Present.Has(packet.PropReceiveMaximum) {
 			s += fmt.Sprintf(" rm=%d", p.Props.ReceiveMaximum)
 		}
+		if p.Props.Present.Has(packet.PropTopicAliasMaximum) {
+			s += fmt.Sprintf(" tam=%d", p.Props.TopicAliasMaximum)
+		}
 		return s
 	case *packet.Connack:
 		return fmt.Sprintf("CONNACK sp=%d", b2i(p.SessionPresent)) + rc(p.Reason)
@@ -370,6 +373,9 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	}
 	if _, ok := m["ka"]; ok {
 		cfg.KeepAlive = uint16(atoi(m, "ka"))
+	}
+	if _, ok := m["aliasmax"]; ok {
+		cfg.TopicAliasMaximum = uint16(atoi(m, "aliasmax"))
 	}
 	if _, ok := m["window"]; ok {
 		cfg.InflightWindow = uint16(atoi(m, "window"))

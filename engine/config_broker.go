@@ -54,6 +54,13 @@ type BrokerConfig struct {
 	// TopicAliasMaximum is the highest topic alias a v5 client may use
 	// towards the broker (0: none).
 	TopicAliasMaximum uint16
+	// TopicAliasesOut is the most topic aliases the broker assigns on its
+	// PUBLISHes to each v5 client (0, the default: none). The client's own
+	// Topic Alias Maximum caps it further, and a client that announces none
+	// gets none [MQTT-3.1.2-26] [MQTT-3.1.2-27]. When a connection's table
+	// is full, the least recently used alias is reassigned
+	// (broker_alias_out.go).
+	TopicAliasesOut uint16
 	// MaxKeepAlive is the longest Keep Alive the broker lets a client use,
 	// in seconds (0: no limit). A v5 client that asks for more, or for none,
 	// is told MaxKeepAlive as Server Keep Alive in CONNACK [MQTT-3.2.2-21];

@@ -35,6 +35,10 @@ type ClientConfig struct {
 	// ReceiveMaximum is the v5 Receive Maximum the client announces: how many
 	// incoming QoS 1/2 PUBLISHes the broker may have unacknowledged. 1..65535.
 	ReceiveMaximum uint16
+	// TopicAliasMaximum is the v5 Topic Alias Maximum the client announces:
+	// the broker may name topics by aliases 1..TopicAliasMaximum on its
+	// PUBLISHes (0, the default: none). It must be 0 in 3.1.1.
+	TopicAliasMaximum uint16
 	// InflightWindow is the 3.1.1 send quota: how many outgoing QoS 1/2
 	// PUBLISHes may be unacknowledged at once (v5 uses the broker's Receive
 	// Maximum instead). 1..65535.
@@ -95,6 +99,8 @@ func (c ClientConfig) Validate() error {
 		return bad("Version %d is neither 4 (3.1.1) nor 5 (5.0)", c.Version)
 	case c.Version == packet.V311 && c.SessionExpiry != 0:
 		return bad("SessionExpiry %d needs Version 5", c.SessionExpiry)
+	case c.Version == packet.V311 && c.TopicAliasMaximum != 0:
+		return bad("TopicAliasMaximum %d needs Version 5", c.TopicAliasMaximum)
 	case c.ReceiveMaximum == 0:
 		return bad("ReceiveMaximum is 0; it must be 1..65535")
 	case c.InflightWindow == 0:

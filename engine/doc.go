@@ -29,6 +29,13 @@
 // broker_shared.go states how a group's member is chosen and what happens to
 // a member's messages when its session ends.
 //
+// Topic aliases from the broker to the client (§3.3.2.3.4) are a broker
+// option too (BrokerConfig.TopicAliasesOut, off by default): within the
+// Topic Alias Maximum each v5 client announced, per connection, the least
+// recently used alias reassigned when the table is full
+// (broker_alias_out.go). The client accepts the broker's aliases up to its
+// ClientConfig.TopicAliasMaximum (default 0: none; client_alias_in.go).
+//
 // Policies select between the legacy behaviours of the three seed pull
 // requests and their fixes; every legacy knob's name starts with Legacy.
 package engine

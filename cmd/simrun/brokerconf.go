@@ -27,6 +27,10 @@ const brokerConfDoc = `A broker config file has one "key value" a line (# starts
   max_queued_messages N            per-session queue bound
   queue_full drop-oldest|drop-newest
   topic_alias_maximum N            topic aliases a v5 client may use (0: none)
+  topic_aliases_out N              topic aliases the broker assigns on its PUBLISHes to each
+                                   v5 client, within the client's Topic Alias Maximum
+                                   (0, the default: none; a full table reuses the least
+                                   recently used alias)
   max_keepalive N                  longest Keep Alive, seconds (0: no limit)
   allow_anonymous true|false       CONNECT without a user name (default true)
   password_file PATH               mosquitto_passwd file (relative paths: to the config file)
@@ -128,6 +132,9 @@ func setBrokerKey(cfg *engine.BrokerConfig, anonymous *bool, dir, key, v string)
 	case "topic_alias_maximum":
 		n, err = num(65535)
 		cfg.TopicAliasMaximum = uint16(n)
+	case "topic_aliases_out":
+		n, err = num(65535)
+		cfg.TopicAliasesOut = uint16(n)
 	case "max_keepalive":
 		n, err = num(65535)
 		cfg.MaxKeepAlive = uint16(n)
@@ -142,7 +149,7 @@ func setBrokerKey(cfg *engine.BrokerConfig, anonymous *bool, dir, key, v string)
 	case "password_file", "acl_file":
 		return loadAccessFile(cfg, dir, key, v)
 	default:
-		return fmt.Errorf("unknown key (known: preset, persistence, snapshot_every, max_packet_size, receive_maximum, max_inflight_v311, max_queued_messages, queue_full, topic_alias_maximum, max_keepalive, allow_anonymous, password_file, acl_file, shared_subscriptions, subscription_identifiers)")
+		return fmt.Errorf("unknown key (known: preset, persistence, snapshot_every, max_packet_size, receive_maximum, max_inflight_v311, max_queued_messages, queue_full, topic_alias_maximum, topic_aliases_out, max_keepalive, allow_anonymous, password_file, acl_file, shared_subscriptions, subscription_identifiers)")
 	}
 	return err
 }
