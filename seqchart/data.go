@@ -103,20 +103,6 @@ type builder struct {
 	lat   []int64        // latencies of received packets
 }
 
-// storyKey is a PUBLISH flow: the publishing side, the receiving side and
-// the packet id.
-type storyKey struct {
-	pub, recv int
-	id        uint16
-}
-
-// end is a moment the link of a client lost what was in flight.
-type end struct {
-	t    int64
-	why  string
-	when int // event index
-}
-
 // build makes the chart of r.
 func build(r Run) chart {
 	b := &builder{h: &r.History, node: map[string]int{}, queue: map[[2]int][]int{},
@@ -281,25 +267,6 @@ func (b *builder) crash(i int, e *model.Event, n int) {
 	b.addEnd(n, end{e.Time, e.Node + " crashed", i})
 }
 
-// pointName names a crash point.
-func pointName(p model.CrashPoint) string {
-	switch p {
-	case model.CrashBetweenSteps:
-		return "between steps"
-	case model.CrashBeforeAction:
-		return "before an action"
-	case model.CrashAfterAction:
-		return "after an action"
-	case model.CrashInCallbackPre:
-		return "in the app callback, before its write"
-	case model.CrashInCallbackPost:
-		return "in the app callback, after its write"
-	case model.CrashStop:
-		return "at a clean stop"
-	}
-	return fmt.Sprintf("at point %d", p)
-}
-
 func (b *builder) mark(i, n int, kind, label, detail, msg string) {
 	b.c.Marks = append(b.c.Marks, mark{Node: n, T: b.h.Events[i].Time, I: i, Kind: kind, Label: label, Detail: detail, Msg: msg})
 }
@@ -322,56 +289,6 @@ func (b *builder) addEnd(client int, e end) {
 	if client >= 0 {
 		b.ends[client] = append(b.ends[client], e)
 	}
-}
-
-// sent adds a packet in flight and the message it belongs to.
-func (b *builder) sent(i int, e *model.Event, n, p int) {
-	pk := packetOf(e, n, p)
-	pk.Sent, pk.Recv, pk.ST, pk.RT = i, -1, e.Time, -1
-	pk.Msg = b.storyOf(e, n, p)
-	k := [2]int{n, p}
-	b.queue[k] = append(b.queue[k], len(b.c.Packets))
-	b.c.Packets = append(b.c.Packets, pk)
-}
-
-// storyOf is the message a packet sent from n to p is part of: a
-// PUBLISH's own, or the one its id carries in that flow.
-func (b *builder) storyOf(e *model.Event, n, p int) string {
-	q := &e.Packet
-	switch q.Type {
-	case model.PUBLISH:
-		if q.QoS > 0 {
-			b.story[storyKey{n, p, q.ID}] = q.Msg
-		}
-		return q.Msg
-	case model.PUBACK, model.PUBREC, model.PUBCOMP:
-		return b.story[storyKey{p, n, q.ID}]
-	case model.PUBREL:
-		return b.story[storyKey{n, p, q.ID}]
-	}
-	return ""
-}
-
-// received matches a Received event with the oldest unreceived packet of
-// the same description sent the other way (a connection is a FIFO stream,
-// so that is the one).
-func (b *builder) received(i int, e *model.Event, n, p int) {
-	want := packetOf(e, p, n)
-	k := [2]int{p, n}
-	q := b.queue[k]
-	for j, at := range q {
-		pk := &b.c.Packets[at]
-		if samePacket(pk, &want) {
-			pk.Recv, pk.RT = i, e.Time
-			b.lat = append(b.lat, e.Time-pk.ST)
-			b.queue[k] = append(q[:j:j], q[j+1:]...)
-			return
-		}
-	}
-	// A receive whose send is not in the history (a recorder that saw only
-	// one side): an arrow that starts where it ends.
-	want.Sent, want.Recv, want.ST, want.RT = -1, i, e.Time, e.Time
-	b.c.Packets = append(b.c.Packets, want)
 }
 
 // finish closes what is still open and places the lost packets.
@@ -413,58 +330,6 @@ func (b *builder) finish() {
 	sort.Strings(b.c.Msgs)
 }
 
-// lose marks a packet never received: its cross goes half a typical
-// latency after the send, and the reason is the first thing after the
-// send that ended its link (or the cut it was sent into).
-func (b *builder) lose(p *packet, typical int64) {
-	p.RT = p.ST + max(typical/2, 1)
-	ends := b.ends[b.client(p.From, p.To)]
-	at := sort.Search(len(ends), func(i int) bool { return ends[i].t >= p.ST })
-	switch {
-	case at < len(ends):
-		p.Lost = "lost: " + ends[at].why + fmt.Sprintf(" (step %d)", ends[at].when)
-	case len(ends) > 0:
-		p.Lost = "lost: sent after " + ends[len(ends)-1].why + fmt.Sprintf(" (step %d)", ends[len(ends)-1].when)
-	default:
-		p.Lost = "lost: never received"
-	}
-}
-
-// packetOf describes the packet of e sent from lane f to lane t.
-func packetOf(e *model.Event, f, t int) packet {
-	q := &e.Packet
-	p := packet{From: f, To: t, Type: packetType(q.Type), ID: q.ID, QoS: q.QoS, Dup: q.Dup, Rc: q.Reason, Topic: q.Topic}
-	switch q.Type {
-	case model.CONNACK:
-		p.SP = q.Sessions
-	case model.CONNECT:
-		p.SP = q.Clean
-	case model.SUBSCRIBE, model.UNSUBSCRIBE:
-		p.Topic = q.Filter
-	}
-	if q.Type == model.PUBLISH {
-		p.Msg = q.Msg
-	}
-	return p
-}
-
-// samePacket reports whether a sent packet is the one received.
-func samePacket(a, b *packet) bool {
-	return a.Type == b.Type && a.ID == b.ID && a.QoS == b.QoS && a.Dup == b.Dup && a.Rc == b.Rc && a.SP == b.SP &&
-		a.Topic == b.Topic && (a.Type != "PUBLISH" || a.Msg == b.Msg)
-}
-
-// packetType names an MQTT packet type.
-func packetType(t uint8) string {
-	names := [...]string{"", "CONNECT", "CONNACK", "PUBLISH", "PUBACK", "PUBREC",
-		"PUBREL", "PUBCOMP", "SUBSCRIBE", "SUBACK", "UNSUBSCRIBE", "UNSUBACK",
-		"PINGREQ", "PINGRESP", "DISCONNECT", "AUTH"}
-	if int(t) < len(names) && t > 0 {
-		return names[t]
-	}
-	return fmt.Sprintf("type %d", t)
-}
-
 // violation describes v and the events it cites.
 func (b *builder) violation(v model.Violation) violation {
 	out := violation{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason}
@@ -480,73 +345,4 @@ func (b *builder) violation(v model.Violation) violation {
 		out.Cited = append(out.Cited, cited{I: i, T: e.Time, Node: b.nodeOf(e.Node), Text: describe(e)})
 	}
 	return out
-}
-
-// describe says what an event is, in a line.
-func describe(e *model.Event) string {
-	switch e.Kind {
-	case model.Sent:
-		return fmt.Sprintf("%s sent %s to %s", e.Node, packetText(&e.Packet), e.Peer)
-	case model.Received:
-		return fmt.Sprintf("%s received %s from %s", e.Node, packetText(&e.Packet), e.Peer)
-	case model.Accepted:
-		return fmt.Sprintf("%s accepted %s (topic %q, QoS %d)", e.Node, e.Msg, e.Topic, e.QoS)
-	case model.Acknowledged:
-		return fmt.Sprintf("%s: %s acknowledged", e.Node, e.Msg)
-	case model.Delivered:
-		return fmt.Sprintf("%s delivered %s (QoS %d)", e.Node, e.Msg, e.QoS)
-	case model.Subscribed:
-		return fmt.Sprintf("%s subscribed to %q at QoS %d", e.Node, e.Filter, e.QoS)
-	case model.Connected:
-		return fmt.Sprintf("%s connected, session present %v", e.Node, e.SessionPresent)
-	case model.Crash:
-		return fmt.Sprintf("%s crashed %s", e.Node, pointName(e.Point))
-	case model.LivenessStart:
-		return "the liveness phase began (faults off)"
-	case model.Stuck:
-		return "stuck: " + e.Reason
-	case model.Failed:
-		return e.Node + " failed: " + e.Reason
-	}
-	return fmt.Sprintf("%s %s %s", kindName(e.Kind), e.Node, e.Peer)
-}
-
-// packetText is a packet in a few words: "PUBLISH id 3 QoS 2 DUP msg p1-4".
-func packetText(p *model.Packet) string {
-	s := packetType(p.Type)
-	if p.ID != 0 {
-		s += fmt.Sprintf(" id %d", p.ID)
-	}
-	if p.Type == model.PUBLISH {
-		s += fmt.Sprintf(" QoS %d", p.QoS)
-		if p.Dup {
-			s += " DUP"
-		}
-		s += " msg " + p.Msg
-	}
-	switch {
-	case p.Type == model.SUBACK && p.Reason < 0x80:
-		s += fmt.Sprintf(" granted QoS %d", p.Reason)
-	case p.Reason != 0:
-		s += fmt.Sprintf(" reason 0x%02x", p.Reason)
-	}
-	return s
-}
-
-// kindName names an event kind.
-func kindName(k model.Kind) string {
-	names := map[model.Kind]string{model.Acknowledged: "Acknowledged", model.Unsubscribed: "Unsubscribed",
-		model.ConnOpened: "ConnOpened", model.ConnClosed: "ConnClosed", model.Restart: "Restart", model.StateLost: "StateLost",
-		model.Partition: "Partition", model.Heal: "Heal", model.Quiescent: "Quiescent", model.Cut: "Cut"}
-	if n, ok := names[k]; ok {
-		return n
-	}
-	return fmt.Sprintf("Kind(%d)", k)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
