@@ -316,7 +316,15 @@ func (b *Broker) handlePuback(c *brokerConn, p *packet.Puback) {
 		return
 	}
 	b.removeOut(s, i)
-	b.pump(s)
+	b.pumpOnAck(s)
+}
+
+// pumpOnAck sends what the window an ack opened allows; the
+// MutNoPumpOnAck canary leaves the queue waiting for the next publication.
+func (b *Broker) pumpOnAck(s *brokerSession) {
+	if b.pol.Mutations&MutNoPumpOnAck == 0 {
+		b.pump(s)
+	}
 }
 
 // handlePubrec answers PUBREL [MQTT-4.3.3-4] after recording that the
@@ -332,7 +340,7 @@ func (b *Broker) handlePubrec(c *brokerConn, p *packet.Pubrec) {
 	}
 	if c.version == packet.V5 && p.Reason.IsError() {
 		b.removeOut(s, i)
-		b.pump(s)
+		b.pumpOnAck(s)
 		return
 	}
 	if m := &s.inflight[i]; !m.pubrel {
@@ -351,5 +359,5 @@ func (b *Broker) handlePubcomp(c *brokerConn, p *packet.Pubcomp) {
 		return
 	}
 	b.removeOut(s, i)
-	b.pump(s)
+	b.pumpOnAck(s)
 }

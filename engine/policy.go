@@ -102,6 +102,7 @@ const (
 	MutSharedDropOnEnd                          // broker: a shared subscription member's messages die with its session instead of going to another member
 	MutSharedToAll                              // broker: a shared subscription's message goes to every member, not one
 	MutAliasAboveMax                            // broker: assign up to TopicAliasesOut topic aliases whatever Topic Alias Maximum the client announced [MQTT-3.3.2-11]
+	MutNoPumpOnAck                              // broker: an ack that opens the client's receive window sends nothing; the queue waits for the next publication
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -145,7 +146,7 @@ var (
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
 	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
-		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max"}
+		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -34,6 +34,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutPacketIDZero.String(), "packet-id-zero"},
 		{MutKeepAliveOnReceive.String(), "keep-alive-on-receive"},
 		{MutAliasAboveMax.String(), "alias-above-max"},
+		{MutNoPumpOnAck.String(), "no-pump-on-ack"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
@@ -43,8 +44,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutAliasAboveMax != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutAliasAboveMax))
+	if MutNoPumpOnAck != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutNoPumpOnAck))
 	}
 }
 

@@ -111,12 +111,12 @@ func TestPromises(t *testing.T) {
 		{"broker acks before storing, broker crash", with(fixed, func(p *Policy) { p.BrokerAckBeforeStore = true }),
 			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery) | routingSet},
 		{"unknown ack fails, subscriber state lost", with(fixed, func(p *Policy) { p.UnknownAck = UnknownAckFail }),
-			Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(NoLoss, QoS2ExactlyOnce, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery)},
+			Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(NoLoss, QoS2ExactlyOnce, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery, FlowResume)},
 		{"unknown ack fails, connection lost", with(fixed, func(p *Policy) { p.BrokerUnknownAck = UnknownAckFail }),
-			Faults{ConnLosses: 1}, SetOf(NoLoss, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery)},
+			Faults{ConnLosses: 1}, SetOf(NoLoss, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery, FlowResume)},
 		{"unknown ack fails, calm", with(fixed, func(p *Policy) { p.UnknownAck = UnknownAckFail }), Faults{}, 0},
 		{"unset policy counts as legacy", Policy{}, Faults{ConnLosses: 1, PublisherConnLosses: 1},
-			SetOf(NoLoss, PubrelAnswered, NoStuck, PacketIDUnique, ClientKeepAlive, SharedDelivery)},
+			SetOf(NoLoss, PubrelAnswered, NoStuck, PacketIDUnique, ClientKeepAlive, SharedDelivery, FlowResume)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -242,7 +242,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestSetAndNames(t *testing.T) {
-	if len(Invariants()) != 16 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery}" {
+	if len(Invariants()) != 17 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume}" {
 		t.Fatalf("All() = %v", All())
 	}
 	s := SetOf(Order, NoLoss).Without(Order)

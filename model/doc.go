@@ -69,6 +69,7 @@
 //	Overlap         one copy per publication and client, however many filters match [MQTT-3.3.4-2]
 //	Retained        a SUBACK brings each matching topic's last retained message (RETAIN=1) per Retain Handling, across broker restarts; never a cleared or replaced one; live copies RETAIN=0 unless Retain As Published [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry   no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+//	FlowResume      no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go (judged when a liveness phase ran) [MQTT-4.9.0-2] [MQTT-3.3.4-9]
 //	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
 //	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
 //
@@ -76,7 +77,7 @@
 // each group a client belongs to may send it one more copy, at most at the
 // QoS it was granted, and none is owed to a given member.
 //
-// GrantedQoS to MessageExpiry are judged in one pass over the broker's own packets
+// GrantedQoS to FlowResume are judged in one pass over the broker's own packets
 // (routing.go): the subscriptions it acknowledged (SUBSCRIBE and UNSUBSCRIBE
 // of one filter, with their options: Packet.Opts, and the SUBACK's granted
 // QoS in Packet.Reason), the retained message of each topic, and the copies
@@ -106,9 +107,9 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery
-//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery (a failed client sends nothing)
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume
+//	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)
 //	any                           | any                                                   | SendQuota and SessionPresent always promised
 //
 // A clean stop (Crash at CrashStop) loses a node's memory but none of its

@@ -69,6 +69,10 @@ const (
 	// reaches one member of the group: at least one, and one only for QoS 2
 	// (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; see shared.go).
 	SharedDelivery
+	// FlowResume: a QoS>0 copy the broker owes a connected client is never
+	// parked for good: when the receive window opens it is sent
+	// [MQTT-4.9.0-2] (see routing.go).
+	FlowResume
 
 	numInvariants = iota
 )
@@ -90,6 +94,7 @@ var invariantNames = [...]string{
 	MessageExpiry:   "MessageExpiry",
 	ClientKeepAlive: "ClientKeepAlive",
 	SharedDelivery:  "SharedDelivery",
+	FlowResume:      "FlowResume",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -35,7 +35,8 @@ func Promises(p Policy, f Faults) Set {
 	}
 	if unknownAckMayFail(p, f) {
 		// A failed client sends nothing more, pings included.
-		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive).Without(SharedDelivery)
+		// A failed client acks nothing more: the broker's queue for it parks.
+		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive).Without(SharedDelivery).Without(FlowResume)
 	}
 	return s
 }

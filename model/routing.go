@@ -16,6 +16,7 @@ import "fmt"
 //	Overlap        one copy per publication and client, however many of its filters match [MQTT-3.3.4-2]
 //	Retained       a SUBACK brings the topic's last retained message with RETAIN=1 per Retain Handling, never a cleared or replaced one [MQTT-3.3.1-5] [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry  no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
+//	FlowResume     no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go [MQTT-4.9.0-2] [MQTT-3.3.4-9]
 //
 // Doubt is resolved for the broker: a subscription whose SUBSCRIBE the
 // broker received but did not yet acknowledge may or may not exist (and so
@@ -25,13 +26,13 @@ import "fmt"
 // retained PUBLISH; a PUBLISH the broker cannot tie to a publication
 // (a will message) is not judged, nor are the broker's packets when the
 // history does not name their peer.
-var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry)
+var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume)
 
 // routingEvents are the events checkRouting reads.
 var routingEvents = eventSet{
 	kinds:    kindBits(Crash, ConnClosed, Connected),
 	sent:     typeBits(PUBLISH, SUBACK, UNSUBACK, CONNACK, PUBACK, PUBREC),
-	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE),
+	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL),
 }.codes()
 
 // routeSub is a subscription of a client as far as the broker's events
@@ -46,14 +47,16 @@ type routeSub struct {
 // routeClient is one client's subscriptions, pending requests and the
 // copies it is owed.
 type routeClient struct {
-	subs     map[string]*routeSub
-	unknown  bool                // a request of several filters: not judged
-	pending  map[uint16]routeReq // SUBSCRIBE/UNSUBSCRIBE by packet id, awaiting ack
-	copyIdx  keyTab              // index in copies
-	copies   []routeCopy
-	owed     []int32 // copies whose retained copy must be sent
-	v5       bool
-	judgedBy bool // subscribed at some point (listed in routeState.judged)
+	subs      map[string]*routeSub
+	unknown   bool                // a request of several filters: not judged
+	pending   map[uint16]routeReq // SUBSCRIBE/UNSUBSCRIBE by packet id, awaiting ack
+	copyIdx   keyTab              // index in copies
+	copies    []routeCopy
+	owed      []int32 // copies whose retained copy must be sent
+	v5        bool
+	connected bool  // the broker holds a connection of the client (CONNACK sent, not closed)
+	connStep  int32 // the CONNACK of that connection
+	judgedBy  bool  // subscribed at some point (listed in routeState.judged)
 }
 
 // routeReq is a SUBSCRIBE or UNSUBSCRIBE awaiting its ack, and whether its
@@ -79,6 +82,7 @@ type routeCopy struct {
 	owedExp  uint32
 	msg      int32 // the message's id
 	live     int32 // live copies not yet sent
+	fresh    int32 // ... of them, routed since the broker's last crash
 	owedStep int32 // the SUBACK that owed a retained copy
 	routeAt  int32 // the broker's last Received PUBLISH of it that matched
 	sentAt   int32 // its last first send, or -1
@@ -109,6 +113,7 @@ type routeState struct {
 	retained map[string]*routeRetained
 	routed   keyTab            // each message's last publication step
 	unacked  map[uint64]string // publisher<<16|id -> topic of a retained PUBLISH not yet acked
+	inbound  map[uint64]bool   // publisher<<16|id of QoS 2 PUBLISHes awaiting their PUBREL
 	unsynced []*routeRetained  // QoS 0 retained messages of the broker's current step
 	out      []Violation
 }
@@ -116,7 +121,7 @@ type routeState struct {
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{},
-		routed: newKeyTab(x), unacked: map[uint64]string{}}
+		routed: newKeyTab(x), unacked: map[uint64]string{}, inbound: map[uint64]bool{}}
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
 			s.step(i, &x.h.Events[i])
@@ -164,6 +169,7 @@ func (s *routeState) step(i int, e *Event) {
 		s.connEnded(d.node)
 		if d.node == brokerID {
 			s.connEnded(s.x.peerOf(i))
+			s.clients[s.x.peerOf(i)].connected = false
 		}
 	}
 }
@@ -181,7 +187,16 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 	case SUBSCRIBE, UNSUBSCRIBE:
 		s.request(s.client(c), p)
 	case PUBLISH:
+		k := uint64(c)<<16 | uint64(p.ID)
+		if p.QoS == 2 && s.inbound[k] {
+			return // a duplicate the broker does not forward again [MQTT-4.3.3-10]
+		}
+		if p.QoS == 2 {
+			s.inbound[k] = true
+		}
 		s.route(i, c, e)
+	case PUBREL:
+		delete(s.inbound, uint64(c)<<16|uint64(p.ID))
 	}
 }
 
@@ -219,6 +234,15 @@ func (s *routeState) brokerSent(i int, e *Event) {
 		if !p.Sessions && p.Reason < 0x80 && s.clients[c].judgedBy {
 			s.discard(c)
 		}
+		if !p.Sessions && p.Reason < 0x80 {
+			for k := range s.inbound {
+				if int32(k>>16) == c {
+					delete(s.inbound, k) // the session and its QoS 2 ids are gone
+				}
+			}
+		}
+		r := &s.clients[c]
+		r.connected, r.connStep = p.Reason < 0x80, int32(i)
 	case PUBACK, PUBREC:
 		if t, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
 			delete(s.unacked, uint64(c)<<16|uint64(p.ID))
@@ -394,6 +418,7 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		cp.live += int32(groups)
 		if matched {
 			cp.live++
+			cp.fresh++ // a group's copy may go to another member: not owed here
 		}
 		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
 		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
@@ -435,6 +460,11 @@ func (s *routeState) crash(node int32) {
 	s.unsynced = s.unsynced[:0]
 	for _, c := range s.judged {
 		s.connEnded(c)
+		r := &s.clients[c]
+		r.connected = false
+		for j := range r.copies {
+			r.copies[j].fresh = 0 // routed before the crash: maybe never stored
+		}
 	}
 }
 
@@ -474,7 +504,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		}
 		s.judgeExpiry(i, int(cp.owedStep), e, cp.owedAt, cp.owedExp, r.v5)
 	case cp.live > 0:
-		cp.live--
+		cp.live, cp.fresh = cp.live-1, max(cp.fresh-1, 0)
 		if p.QoS < cp.lo || p.QoS > cp.hi {
 			s.add(i, []int{int(cp.routeAt)}, GrantedQoS, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
 				p.Msg, peer, p.QoS, qosRange(cp.lo, cp.hi))
@@ -540,6 +570,22 @@ func (s *routeState) judgeExpiry(i, from int, e *Event, recvAt int64, expiry uin
 	}
 }
 
+// parked reports the QoS>0 copies owed a client that is connected at the
+// end of the history and never sent: no window opened for them, or the
+// broker did not use it.
+func (s *routeState) parked(c int32, r *routeClient) {
+	if !r.connected || r.unknown {
+		return
+	}
+	for j := range r.copies {
+		cp := &r.copies[j]
+		if cp.fresh > 0 && cp.lo > 0 && cp.expiry == 0 {
+			s.add(int(cp.routeAt), []int{int(r.connStep)}, FlowResume, "msg %q, owed to %s at QoS %d, is never sent though %s is connected at the end: parked for good [MQTT-4.9.0-2] [MQTT-3.3.4-9]",
+				s.x.msgs[cp.msg], s.x.nodes[c], cp.lo, s.x.nodes[c])
+		}
+	}
+}
+
 // qosRange formats a QoS range: "QoS 1" or "QoS 0 to 2".
 func qosRange(lo, hi uint8) string {
 	if lo == hi {
@@ -556,6 +602,7 @@ func (s *routeState) finish() {
 	}
 	for _, c := range s.judged {
 		r := &s.clients[c]
+		s.parked(c, r)
 		for _, ci := range r.owed {
 			if cp := &r.copies[ci]; cp.owed && cp.must {
 				cp.must = false // reported once

@@ -189,3 +189,17 @@ func TestClientKeepAlive(t *testing.T) {
 		{"crashed", newRB().kaConn(10, 0).add(Event{Kind: Crash, Node: "s1"}).at(30).add(closed), false, ""},
 	})
 }
+
+func TestFlowResume(t *testing.T) {
+	closed := Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s1"}
+	runRB(t, FlowResume, []rbCase{
+		{"sent", subbed(1).pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0).liveness(), false, ""},
+		{"parked", subbed(1).pub("m1", "t/a", 1, false, 0).pub("m2", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0).liveness(), true, "parked for good"},
+		{"parked, no liveness phase", subbed(1).pub("m1", "t/a", 1, false, 0), false, ""},
+		{"subscriber offline at the end", subbed(1).pub("m1", "t/a", 1, false, 0).add(closed).liveness(), false, ""},
+		{"QoS 0", subbed(0).pub("m1", "t/a", 1, false, 0).liveness(), false, ""},
+		{"broker crash", subbed(1).pub("m1", "t/a", 1, false, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true).liveness(), false, ""},
+		{"expiring", subbed(1).pub("m1", "t/a", 1, false, 30).liveness(), false, ""},
+		{"QoS 2 resent to the broker", subbed(2).pub("m1", "t/a", 2, false, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0).liveness(), false, ""},
+	})
+}

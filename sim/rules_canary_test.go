@@ -13,6 +13,13 @@ import (
 // inv, or 0, and the invariants the other violations named.
 func catchSeed(t *testing.T, scenario string, m engine.Mutation, client bool, inv model.Invariant, limit uint64) (uint64, model.Set) {
 	t.Helper()
+	return catchSeedWith(t, scenario, nil, m, client, inv, limit)
+}
+
+// catchSeedWith is catchSeed with the engines built by f (nil: the real
+// ones, as configured by the scenario).
+func catchSeedWith(t *testing.T, scenario string, f engineFactory, m engine.Mutation, client bool, inv model.Invariant, limit uint64) (uint64, model.Set) {
+	t.Helper()
 	p, err := engine.PresetByName("fixed")
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +32,7 @@ func catchSeed(t *testing.T, scenario string, m engine.Mutation, client bool, in
 	p.Name = "fixed+" + m.String()
 	var others model.Set
 	for seed := uint64(1); seed <= limit; seed++ {
-		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: scenario}
+		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: scenario, factory: f}
 		plan, err := Generate(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -78,4 +85,16 @@ func TestRuleCanariesStandard(t *testing.T) {
 		{engine.MutIgnoreGrantedQoS, false, model.GrantedQoS},
 		{engine.MutKeepAliveOnReceive, true, model.ClientKeepAlive},
 	})
+}
+
+// TestFlowResumeCanary: with subscribers announcing Receive Maximum 2 the
+// broker queues what exceeds their window (quota_test.go); a broker that
+// does not send from the queue when an ack opens the window leaves the last
+// messages parked, and FlowResume names it.
+func TestFlowResumeCanary(t *testing.T) {
+	seed, others := catchSeedWith(t, "standard", smallRMFactory(2), engine.MutNoPumpOnAck, false, model.FlowResume, catchLimit)
+	if seed == 0 {
+		t.Fatalf("MutNoPumpOnAck not caught by FlowResume within %d seeds (other violations: %v)", catchLimit, others)
+	}
+	t.Logf("MutNoPumpOnAck caught by FlowResume at seed %d", seed)
 }
