@@ -253,6 +253,8 @@ func (s *routeState) brokerSent(i int, e *Event) {
 	case PUBLISH:
 		if !p.Dup {
 			s.judgeSend(i, c, e)
+		} else {
+			s.resent(i, c, e)
 		}
 	}
 }
@@ -538,6 +540,24 @@ func (s *routeState) retainedCite(topic string) []int {
 		return []int{int(r.step)}
 	}
 	return nil
+}
+
+// resent notes a DUP=1 PUBLISH: it left the queue, though a recorder that
+// missed its first send (a live proxy during a cut) shows only this one.
+func (s *routeState) resent(i int, c int32, e *Event) {
+	r := &s.clients[c]
+	if !r.judgedBy {
+		return
+	}
+	msg := s.x.ev[i].msg
+	cp := r.find(routeKey{msg: msg, topic: topicKey(msg, e.Packet.Topic)})
+	switch {
+	case cp == nil:
+	case e.Packet.Retain && cp.owed:
+		cp.owed, cp.must = false, false
+	case cp.fresh > 0:
+		cp.fresh--
+	}
 }
 
 // doubtful reports whether a broker crash left the topic's retained message

@@ -200,6 +200,8 @@ func TestFlowResume(t *testing.T) {
 		{"QoS 0", subbed(0).pub("m1", "t/a", 1, false, 0).liveness(), false, ""},
 		{"broker crash", subbed(1).pub("m1", "t/a", 1, false, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true).liveness(), false, ""},
 		{"expiring", subbed(1).pub("m1", "t/a", 1, false, 30).liveness(), false, ""},
+		{"first send unrecorded, resend seen", subbed(1).pub("m1", "t/a", 1, false, 0).
+			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}).liveness(), false, ""},
 		{"QoS 2 resent to the broker", subbed(2).pub("m1", "t/a", 2, false, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0).liveness(), false, ""},
 	})
 }
