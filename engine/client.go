@@ -124,6 +124,7 @@ type Client struct {
 	forceClean     bool  // the next Connect must start clean ([MQTT-3.2.2-4] close)
 	hasSession     bool  // the client holds a session (connected before, or restored)
 	marker         bool  // the durable "session" record is stored
+	will           *Will // the will of the current connection attempt
 
 	keepAlive Duration // effective keep alive, 0 = off
 	lastSend  Time

@@ -12,7 +12,15 @@ func (c *Client) handleConnectCmd(e Connect) {
 		c.complete(e.Cmd, Failed, ErrClientBusy)
 		return
 	}
-	c.connectCmd, c.connectPending = e.Cmd, true
+	will := c.cfg.Will
+	if e.Will != nil {
+		if err := e.Will.validate(c.v); err != nil {
+			c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
+			return
+		}
+		will = e.Will
+	}
+	c.connectCmd, c.connectPending, c.will = e.Cmd, true, will
 	if e.CleanStart {
 		c.forceClean = false // asked for: not a forced discard (see wipeDone)
 	}
@@ -50,7 +58,8 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 // TopicAliasMaximum the client announces none, so the broker may send no
 // aliases [MQTT-3.1.2-27].
 func (c *Client) connectPacket() *packet.Connect {
-	p := &packet.Connect{Version: c.v, ClientID: c.cfg.ClientID, CleanStart: c.clean, KeepAlive: c.cfg.KeepAlive}
+	p := &packet.Connect{Version: c.v, ClientID: c.cfg.ClientID, CleanStart: c.clean, KeepAlive: c.cfg.KeepAlive,
+		Will: willPacket(c.v, c.will)}
 	if c.v == packet.V5 {
 		if c.cfg.SessionExpiry != 0 {
 			p.Props.Present = p.Props.Present.With(packet.PropSessionExpiry)
@@ -305,8 +314,10 @@ func (c *Client) handleDisconnectCmd(e Disconnect) {
 	case csConnecting:
 		c.closeConn(nil)
 	case csConnected:
-		if c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
-			c.closeConn(nil)
+		if e.Abnormal {
+			c.closeConn(nil) // no DISCONNECT: the broker publishes the will [MQTT-3.1.2-8]
+		} else if c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
+			c.closeConn(nil) // [MQTT-3.14.4-3] the broker discards the will
 		}
 	}
 	c.complete(e.Cmd, Accepted, nil)

@@ -92,6 +92,10 @@ func (c *Client) handlePublishCmd(e Publish) {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: QoS %d", ErrClientBadCommand, e.QoS))
 		return
 	}
+	if e.MessageExpiry != 0 && c.v != packet.V5 {
+		c.complete(e.Cmd, Failed, fmt.Errorf("%w: Message Expiry needs Version 5", ErrClientBadCommand))
+		return
+	}
 	if e.QoS == 0 {
 		c.publishQoS0(e)
 		return
@@ -105,6 +109,7 @@ func (c *Client) handlePublishCmd(e Publish) {
 	m.id, m.cmd, m.state = id, e.Cmd, coPublished
 	m.pkt.QoS, m.pkt.Retain, m.pkt.PacketID = e.QoS, e.Retain, id
 	m.pkt.Topic, m.pkt.Payload = clientBytes(e.Topic), e.Payload
+	m.pkt.Props = publishProps(e.MessageExpiry)
 	m.wire, err = c.encode(&m.pkt) // the retransmit copy: never written again
 	if err != nil {
 		c.out.ids.Free(id)
@@ -125,6 +130,17 @@ func (c *Client) handlePublishCmd(e Publish) {
 	}
 }
 
+// publishProps are the properties of an application PUBLISH: the Message
+// Expiry Interval when it is set [MQTT-3.3.2-5].
+func publishProps(expiry uint32) packet.Properties {
+	var p packet.Properties
+	if expiry != 0 {
+		p.Present = p.Present.With(packet.PropMessageExpiry)
+		p.MessageExpiry = expiry
+	}
+	return p
+}
+
 // publishQoS0 sends a QoS 0 PUBLISH with DUP=0 [MQTT-4.3.1-1]; it is not
 // session state and never waits for quota [MQTT-4.9.0-2].
 func (c *Client) publishQoS0(e Publish) {
@@ -134,6 +150,7 @@ func (c *Client) publishQoS0(e Publish) {
 	}
 	p := c.pubs.get() // carved from the client's slab: never reused, as Send.Packet requires
 	p.Retain, p.Topic, p.Payload = e.Retain, clientBytes(e.Topic), e.Payload
+	p.Props = publishProps(e.MessageExpiry)
 	data, err := c.encode(p)
 	if err != nil {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))

@@ -18,6 +18,7 @@ import (
 // events and hand-fed broker packets and compare every action it returns.
 //
 //	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 aliasmax=N mut=resend-nodup
+//	       will=topic:qos:retain:payload[:delay]
 //	at 10s                          set the virtual time
 //	> connect 1 [clean]             an event (see scriptEvent)
 //	< send PUBLISH q=1 id=1 ...     the actions it must return, in order
@@ -220,6 +221,12 @@ func fmtPacket(p packet.Packet) string {
 		if p.Props.Present.Has(packet.PropTopicAliasMaximum) {
 			s += fmt.Sprintf(" tam=%d", p.Props.TopicAliasMaximum)
 		}
+		if w := p.Will; w != nil {
+			s += fmt.Sprintf(" will=%s:%d:%d:%s", w.Topic, w.QoS, b2i(w.Retain), w.Payload)
+			if w.Props.Present.Has(packet.PropWillDelay) {
+				s += fmt.Sprintf(" willdelay=%d", w.Props.WillDelay)
+			}
+		}
 		return s
 	case *packet.Connack:
 		return fmt.Sprintf("CONNACK sp=%d", b2i(p.SessionPresent)) + rc(p.Reason)
@@ -231,6 +238,9 @@ func fmtPacket(p packet.Packet) string {
 		s += fmt.Sprintf(" dup=%d", b2i(p.Dup))
 		if p.Retain {
 			s += " retain=1"
+		}
+		if p.Props.Present.Has(packet.PropMessageExpiry) {
+			s += fmt.Sprintf(" exp=%d", p.Props.MessageExpiry)
 		}
 		return s + fmt.Sprintf(" topic=%s payload=%s", p.Topic, p.Payload)
 	case *packet.Puback:
@@ -380,6 +390,16 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	if _, ok := m["window"]; ok {
 		cfg.InflightWindow = uint16(atoi(m, "window"))
 	}
+	if _, ok := m["rm"]; ok {
+		cfg.ReceiveMaximum = uint16(atoi(m, "rm"))
+	}
+	if v, ok := m["will"]; ok {
+		w, err := scriptWill(v)
+		if err != nil {
+			return ClientConfig{}, err
+		}
+		cfg.Will = w
+	}
 	cfg.CleanStart = m["clean"] == "1"
 	knobs := map[string]func(string) bool{
 		"retransmit": func(v string) bool {
@@ -426,6 +446,21 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	return cfg, cfg.Validate()
 }
 
+// scriptWill reads a will in the script notation topic:qos:retain:payload[:delay].
+func scriptWill(v string) (*Will, error) {
+	f := strings.Split(v, ":")
+	if len(f) < 4 || len(f) > 5 {
+		return nil, fmt.Errorf("will %q is not topic:qos:retain:payload[:delay]", v)
+	}
+	q, _ := strconv.Atoi(f[1])
+	w := &Will{Topic: f[0], QoS: packet.QoS(q), Retain: f[2] == "1", Payload: []byte(f[3])}
+	if len(f) == 5 {
+		d, _ := strconv.ParseUint(f[4], 10, 32)
+		w.Delay = uint32(d)
+	}
+	return w, nil
+}
+
 // scriptEvent builds the event of a ">" line.
 func (h *harness) scriptEvent(line string) (Event, error) {
 	f := strings.Fields(line)
@@ -441,7 +476,17 @@ func (h *harness) scriptEvent(line string) (Event, error) {
 	}
 	switch f[0] {
 	case "connect":
-		return Connect{Cmd: CmdID(arg(1)), CleanStart: slices.Contains(f, "clean")}, nil
+		ev := Connect{Cmd: CmdID(arg(1)), CleanStart: slices.Contains(f, "clean")}
+		for _, a := range f[2:] {
+			if v, ok := strings.CutPrefix(a, "will="); ok {
+				w, err := scriptWill(v)
+				if err != nil {
+					return nil, err
+				}
+				ev.Will = w
+			}
+		}
+		return ev, nil
 	case "opened":
 		h.conn = ConnID(arg(1))
 		return ConnOpened{Conn: h.conn}, nil
@@ -465,7 +510,7 @@ func (h *harness) scriptEvent(line string) (Event, error) {
 	case "ack":
 		return Ack{Delivery: DeliveryID(arg(1))}, nil
 	case "disconnect":
-		return Disconnect{Cmd: CmdID(arg(1))}, nil
+		return Disconnect{Cmd: CmdID(arg(1)), Abnormal: slices.Contains(f, "abnormal")}, nil
 	case "publish", "subscribe", "unsubscribe":
 		m, err := kv(f[2:])
 		if err != nil {
@@ -474,7 +519,8 @@ func (h *harness) scriptEvent(line string) (Event, error) {
 		cmd := CmdID(arg(1))
 		switch f[0] {
 		case "publish":
-			return Publish{Cmd: cmd, Topic: m["topic"], Payload: []byte(m["payload"]), QoS: packet.QoS(atoi(m, "q")), Retain: m["retain"] == "1"}, nil
+			return Publish{Cmd: cmd, Topic: m["topic"], Payload: []byte(m["payload"]), QoS: packet.QoS(atoi(m, "q")), Retain: m["retain"] == "1",
+				MessageExpiry: uint32(atoi(m, "exp"))}, nil
 		case "subscribe":
 			var subs []packet.Subscription
 			for _, s := range strings.Split(m["subs"], ",") {

@@ -52,6 +52,9 @@ type ClientConfig struct {
 	// ConnackTimeout is how long the client waits for CONNACK after the
 	// connection opens before closing it. Must be > 0.
 	ConnackTimeout Duration
+	// Will is the will message every CONNECT carries (nil: none); a
+	// Connect command's Will replaces it for that attempt.
+	Will *Will
 	// Policy selects the seed behaviours.
 	Policy ClientPolicy
 	// ReuseActions says the caller is done with every Action a Step
@@ -111,6 +114,11 @@ func (c ClientConfig) Validate() error {
 		return bad("PingTimeout %d must be > 0", c.PingTimeout)
 	case c.ConnackTimeout <= 0:
 		return bad("ConnackTimeout %d must be > 0", c.ConnackTimeout)
+	}
+	if c.Will != nil {
+		if err := c.Will.validate(c.Version); err != nil {
+			return bad("%v", err)
+		}
 	}
 	return c.Policy.validate(bad)
 }

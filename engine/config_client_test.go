@@ -23,6 +23,12 @@ func TestClientConfigValidate(t *testing.T) {
 		{"bad utf8 id", func(c *ClientConfig) { c.ClientID = "\xff" }, "not valid UTF-8"},
 		{"long id", func(c *ClientConfig) { c.ClientID = strings.Repeat("x", 65536) }, "at most 65535"},
 		{"version 3", func(c *ClientConfig) { c.Version = 3 }, "Version 3"},
+		{"will without topic", func(c *ClientConfig) { c.Will = &Will{} }, "not a valid topic name"},
+		{"will wildcard", func(c *ClientConfig) { c.Will = &Will{Topic: "a/#"} }, "wildcard"},
+		{"will qos 3", func(c *ClientConfig) { c.Will = &Will{Topic: "a", QoS: 3} }, "will QoS 3"},
+		{"will delay in 3.1.1", func(c *ClientConfig) {
+			c.Version, c.SessionExpiry, c.Will = packet.V311, 0, &Will{Topic: "a", Delay: 1}
+		}, "needs Version 5"},
 		{"expiry in 3.1.1", func(c *ClientConfig) { c.Version = packet.V311 }, "SessionExpiry"},
 		{"receive max 0", func(c *ClientConfig) { c.ReceiveMaximum = 0 }, "ReceiveMaximum"},
 		{"window 0", func(c *ClientConfig) { c.InflightWindow = 0 }, "InflightWindow"},

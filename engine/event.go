@@ -66,10 +66,12 @@ func (Shutdown) isEvent()      {}
 
 // Connect asks the client to open its session: it answers with Dial, then
 // sends CONNECT on ConnOpened. CleanStart overrides the config for this
-// connection attempt.
+// connection attempt, and so does Will (nil: the config's will, if any).
+// An invalid Will fails the command with ErrClientBadCommand.
 type Connect struct {
 	Cmd        CmdID
 	CleanStart bool
+	Will       *Will
 }
 
 // Publish asks the client to publish a message. Its Complete reports Accepted
@@ -81,6 +83,10 @@ type Publish struct {
 	Payload []byte
 	QoS     packet.QoS
 	Retain  bool
+	// MessageExpiry is the v5 Message Expiry Interval in seconds (0: the
+	// message does not expire) [MQTT-3.3.2-5]; a 3.1.1 client fails a
+	// Publish that sets it with ErrClientBadCommand.
+	MessageExpiry uint32
 }
 
 // Subscribe asks the client to subscribe; Complete carries the SUBACK codes.
@@ -95,8 +101,16 @@ type Unsubscribe struct {
 	Filters []string
 }
 
-// Disconnect asks the client to send DISCONNECT and close.
-type Disconnect struct{ Cmd CmdID }
+// Disconnect asks the client to send DISCONNECT 0x00 and close: a normal
+// disconnect, after which the broker discards the will [MQTT-3.14.4-3].
+// With Abnormal the client closes the connection without DISCONNECT, as a
+// killed process or a dropped network would: the broker then publishes the
+// will [MQTT-3.1.2-8]. Either way the session stays as the Session Expiry
+// says.
+type Disconnect struct {
+	Cmd      CmdID
+	Abnormal bool
+}
 
 // Ack tells the engine the application has taken ownership of a delivery. With
 // the ack-after-callback policy the PUBACK/PUBREC leaves only now.
