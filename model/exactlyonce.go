@@ -11,7 +11,8 @@ import "fmt"
 // message that no client published (no creation): a message counts as
 // published when its publisher app got Accepted, or when a client sent it in
 // a PUBLISH (an engine may send, or resend from its durable store, a message
-// whose Accepted was lost to a crash). Messages are identified by
+// whose Accepted was lost to a crash), or when a client's CONNECT carried it
+// as its will. Messages are identified by
 // their Msg id, unique per history. The lab's broker sends one copy per
 // client even with overlapping subscriptions, so a second copy at QoS 2 is a
 // duplicate.
@@ -30,6 +31,10 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 		case k.kind == Accepted:
 			flags[x.ev[i].msg] |= published(x.h.Events[i].QoS)
 		case k.kind == Sent && k.typ == PUBLISH && x.ev[i].node != brokerID:
+			flags[x.ev[i].msg] |= published(x.h.Events[i].Packet.QoS)
+		case k.kind == Sent && k.typ == CONNECT && x.h.Events[i].Packet.Will && x.ev[i].msg != 0:
+			// A will message: the broker publishes it on the client's
+			// behalf [MQTT-3.1.2-8]; the CONNECT that carried it published it.
 			flags[x.ev[i].msg] |= published(x.h.Events[i].Packet.QoS)
 		}
 	}

@@ -132,6 +132,10 @@ func TestInvariantQoS2ExactlyOnce(t *testing.T) {
 		{name: "sent but never accepted (publisher crashed)", h: base().sent("p1", BrokerNode, publish(1, 1, false, "m1")).
 			crash("p1", CrashAfterAction).delivered("s1", "m1", 1)},
 		{name: "stored, crashed before Accepted, resent after the reboot", h: persistedNotAccepted()},
+		{name: "a will message its CONNECT carried", h: base().sent("p1", BrokerNode, Packet{Type: CONNECT, Will: true, QoS: 1, Topic: "w/p1", Msg: "p1-w1"}).
+			sent(BrokerNode, "s1", publish(1, 1, false, "p1-w1")).delivered("s1", "p1-w1", 1)},
+		{name: "a will message no CONNECT carried", h: base().sent("p1", BrokerNode, Packet{Type: CONNECT, Will: true, QoS: 1, Topic: "w/p1", Msg: "p1-w1"}).
+			sent(BrokerNode, "s1", publish(1, 1, false, "p1-w2")).delivered("s1", "p1-w2", 1), violate: true, reason: "no client published"},
 	})
 }
 

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"slices"
+	"strconv"
 
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -29,6 +31,8 @@ type cmdInfo struct {
 	qos    uint8
 	retain bool
 	clean  bool
+	expiry uint32 // publish: v5 Message Expiry Interval, seconds
+	size   uint32 // publish: payload bytes
 }
 
 // clientApp is a client's publisher and subscriber applications and the
@@ -104,12 +108,26 @@ func (w *World) connect(n *node, clean bool) {
 	if !n.up || n.app.conn != 0 {
 		return
 	}
+	clean = clean || (n.cfg != nil && n.cfg.Clean)
 	n.app.clean = clean
 	if clean {
 		n.app.hasSession = false
 	}
 	id := n.app.command(cmdInfo{kind: cmdConnect, clean: clean})
-	w.step(n, engine.Connect{Cmd: id, CleanStart: clean})
+	w.step(n, engine.Connect{Cmd: id, CleanStart: clean, Will: w.will(n)})
+}
+
+// will names the will message of client n's next Connect ("<client>-w<n>":
+// the CONNECT's will payload, which the history's Sent CONNECT carries as
+// its Msg), or returns nil for a client without one.
+func (w *World) will(n *node) *engine.Will {
+	if n.cfg == nil || n.cfg.Will == nil {
+		return nil
+	}
+	c := n.cfg.Will
+	n.wills++
+	msg := n.name + "-w" + strconv.Itoa(n.wills)
+	return &engine.Will{Topic: c.Topic, Payload: w.bytes.cloneString(msg), QoS: packet.QoS(c.QoS), Retain: c.Retain, Delay: c.Delay}
 }
 
 // clientConnLost is called when client n's connection c ends on its side:
@@ -150,7 +168,7 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 	if w.crashPoint(n, model.CrashInCallbackPre) {
 		return
 	}
-	msg := w.internID(a.Msg.Payload)
+	msg := w.internID(msgOfPayload(a.Msg.Payload))
 	n.appLog = append(n.appLog, msg)
 	topic := w.strs.id(a.Msg.Topic)
 	w.log.add(hrec{
@@ -180,10 +198,13 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 			n.app.connected = true
 			w.log.add(hrec{kind: model.Connected, time: now, node: n.nameID, peer: w.nodes[0].nameID,
 				flags:   flagIf(ci.clean, evCleanStart) | flagIf(a.Session, evSessionPresent) | flagIf(n.app.hasSession, evHadState),
-				version: w.cfg.Version, receiveMax: n.app.rm})
+				version: n.version, receiveMax: n.app.rm})
 			n.app.hasSession = true
 			if !a.Session {
 				w.obs.sessionDiscarded(n.idx)
+			}
+			if ci.clean {
+				w.obs.cleanStarted(n.idx)
 			}
 		} else if n.app.conn != 0 {
 			// Refused or failed: drop the connection and try again later.
@@ -196,13 +217,15 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
 			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: ci.tid, qos: q, flags: flagIf(w.persistent(n), evPersistent)})
-			w.obs.subscribe(n.idx, w.strs.strs[ci.tid], q)
+			if w.persistent(n) {
+				w.obs.subscribe(n.idx, w.strs.strs[ci.tid], q)
+			}
 		}
 	case cmdUnsubscribe:
 		n.app.cmds.del(a.Cmd)
 		if a.Result == engine.Acknowledged {
 			w.log.add(hrec{kind: model.Unsubscribed, time: now, node: n.nameID, filter: ci.tid})
-			w.obs.unsubscribe(n.idx, w.strs.strs[ci.tid])
+			w.obs.unsubscribed(w, n.idx, w.strs.strs[ci.tid])
 		}
 	default:
 		n.app.cmds.del(a.Cmd)
@@ -215,19 +238,32 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 	case engine.Accepted:
 		w.stats.Accepted++
 		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: ci.msg, topic: ci.tid, qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
-		w.obs.accepted(ci.msg, w.strs.strs[ci.tid], ci.qos)
+		w.obs.accepted(w, n.idx, &ci)
 		if ci.qos == 0 {
 			n.app.cmds.del(a.Cmd)
 		}
 	case engine.Acknowledged:
 		n.app.cmds.del(a.Cmd)
 		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: ci.msg})
+		w.obs.acknowledged(n.idx, ci.msg)
 	default:
 		n.app.cmds.del(a.Cmd)
 	}
 }
 
-// persistent reports whether client n's session outlives its connection: the
-// clients ask for a session that never expires, so in 5.0 always; in 3.1.1
-// unless it connected with Clean Session.
-func (w *World) persistent(n *node) bool { return w.cfg.Version == 5 || !n.app.clean }
+// persistent reports whether client n's session outlives outages of any
+// length: the default clients ask for a session that never expires, so in
+// 5.0 always; in 3.1.1 unless it connected with Clean Session. A node op
+// may declare a clean or expiring session instead.
+func (w *World) persistent(n *node) bool {
+	return n.cfg.persistent(n.version) && (n.version == 5 || !n.app.clean)
+}
+
+// msgOfPayload is the message id a payload carries: all of it, or what
+// comes before the space that starts a padded payload's padding.
+func msgOfPayload(b []byte) []byte {
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		return b[:i]
+	}
+	return b
+}

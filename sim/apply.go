@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -17,6 +18,9 @@ func (w *World) Apply(op Op) error {
 	if op.Kind == OpAdvance {
 		w.RunFor(op.D)
 		return nil
+	}
+	if op.Kind == OpNode {
+		return w.declare(op)
 	}
 	n, err := w.node(op.Node)
 	if err != nil {
@@ -84,17 +88,60 @@ func (w *World) applyClient(n *node, op Op) {
 		w.connect(n, op.Clean)
 	case OpSubscribe:
 		id := n.app.command(cmdInfo{kind: cmdSubscribe, tid: w.strs.id(op.Topic), qos: op.QoS})
-		w.step(n, engine.Subscribe{Cmd: id, Subs: []packet.Subscription{{Filter: op.Topic, QoS: packet.QoS(op.QoS)}}})
+		w.step(n, engine.Subscribe{Cmd: id, Subs: []packet.Subscription{{Filter: op.Topic, QoS: packet.QoS(op.QoS),
+			NoLocal: op.Flags&FlagNoLocal != 0, RetainAsPublished: op.Flags&FlagRAP != 0, RetainHandling: op.RH}}})
 	case OpUnsubscribe:
 		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, tid: w.strs.id(op.Topic)})
 		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})
 	case OpPublish:
-		id := n.app.command(cmdInfo{kind: cmdPublish, msg: w.strs.id(op.Msg), tid: w.strs.id(op.Topic), qos: op.QoS, retain: op.Retain})
-		w.step(n, w.evs.publish.box(engine.Publish{Cmd: id, Topic: op.Topic, Payload: w.bytes.cloneString(op.Msg), QoS: packet.QoS(op.QoS), Retain: op.Retain}))
+		w.publish(n, op)
 	case OpDisconnect:
 		id := n.app.command(cmdInfo{kind: cmdDisconnect})
-		w.step(n, engine.Disconnect{Cmd: id})
+		w.step(n, engine.Disconnect{Cmd: id, Abnormal: op.Flags&FlagAbnormal != 0})
 	}
+}
+
+// publish hands op's message to client n's engine. The payload is the
+// message id, or nothing (an empty publish: the history's message id is
+// then ""), or the id, a space and Pad bytes of padding.
+func (w *World) publish(n *node, op Op) {
+	msg, payload := op.Msg, []byte(nil)
+	switch {
+	case op.Flags&FlagEmpty != 0:
+		msg, payload = "", []byte{}
+	case op.Pad > 0:
+		payload = w.bytes.cloneString(op.Msg + " " + strings.Repeat("x", int(op.Pad)))
+	default:
+		payload = w.bytes.cloneString(op.Msg)
+	}
+	expiry := uint32(op.D / engine.Second)
+	id := n.app.command(cmdInfo{kind: cmdPublish, msg: w.strs.id(msg), tid: w.strs.id(op.Topic), qos: op.QoS, retain: op.Retain,
+		expiry: expiry, size: uint32(len(payload))})
+	w.step(n, w.evs.publish.box(engine.Publish{Cmd: id, Topic: op.Topic, Payload: payload, QoS: packet.QoS(op.QoS), Retain: op.Retain,
+		MessageExpiry: expiry}))
+}
+
+// declare carries out a node op: it adds the client it names, or
+// configures the broker before anything has connected.
+func (w *World) declare(op Op) error {
+	w.tr.begin(w.sched.now, op.Node, "op")
+	var text [128]byte
+	w.tr.putByte(' ')
+	w.tr.putBytes(op.appendText(text[:0]))
+	w.tr.end()
+	if op.Node == BrokerName {
+		b := w.nodes[0]
+		if len(w.conns) > 0 || !b.up {
+			return fmt.Errorf("%w: node broker must come before any connection", ErrPlan)
+		}
+		b.cfg = op.Cfg
+		return w.boot(b)
+	}
+	if _, ok := w.byName[op.Node]; ok {
+		return fmt.Errorf("%w: node %s is declared twice (or is a client of scenario %s)", ErrPlan, op.Node, w.scen.Name)
+	}
+	_, err := w.addNode(op.Node, op.Cfg)
+	return err
 }
 
 // loseQoS2 reboots client n having lost its incoming QoS2 records: a crash

@@ -66,7 +66,24 @@
 // unknown key, a repeated or missing key or a bad value is an error naming
 // the line and the key. Profiles (calm, lossy, crashy, swarm) give fault probabilities
 // in parts per million; swarm draws them from the seed. Scenarios (standard,
-// small) generate plans from a seed and a profile (Generate).
+// small, swarm) generate plans from a seed and a profile (Generate).
+//
+// The swarm scenario draws its workload from the seed too (scenario_swarm.go):
+// 1-8 publishers and subscribers (and in one seed of 8, hundreds of idle
+// clients), each client's protocol level, session (persistent, clean, a v5
+// Session Expiry), windows, keep-alive, Maximum Packet Size and will;
+// wildcard and overlapping subscriptions, QoS downgrade, unsubscribe and
+// resubscribe, v5 subscription options, retained messages and their
+// clearing, message expiry, padded payloads, normal and abnormal
+// disconnects and outages, and (rarely) 65,600 messages that wrap the
+// packet ids. A Workload (Config.Workload, the header's "workload" line,
+// "key=value" pins) pins any dimension; DefaultWorkload pins off those the
+// model does not yet judge. Its plans declare their clients with "node"
+// ops (NodeConfig: "node s1 v=4 clean window=2 will=w/s1:1:false:0"), which
+// also configure the broker's windows ("node broker rm=2"); each will
+// message is named "<client>-w<n>" per Connect (the Sent CONNECT's Msg).
+// A padded payload is the message id, a space and padding: the history
+// records the id.
 //
 // # A run
 //

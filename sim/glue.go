@@ -17,6 +17,7 @@ func defaultPreset() (engine.Preset, error) { return engine.PresetByName("fixed"
 func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
 	if spec.Broker {
 		bc := engine.DefaultBrokerConfig(spec.Preset.Broker)
+		spec.Config.brokerConfig(&bc)
 		bc.ReuseActions = true // World.step is done with a Step's actions before the next
 		b, err := engine.NewBroker(bc, restored)
 		if err != nil {
@@ -30,6 +31,10 @@ func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
 		cfg.SessionExpiry = 0
 	}
 	cfg.KeepAlive = uint16(spec.KeepAlive / engine.Second)
+	spec.Config.clientConfig(&cfg)
+	if cfg.Version == packet.V311 {
+		cfg.SessionExpiry = 0
+	}
 	cfg.ReuseActions = true
 	c, err := engine.NewClient(cfg, restored)
 	if err != nil {

@@ -137,6 +137,9 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		c.topic = w.internID(p.Topic)
 		c.payload = w.internID(p.Payload)
 		c.msg = c.payload
+		if m := msgOfPayload(p.Payload); len(m) < len(p.Payload) {
+			c.msg = w.internID(m) // a padded payload: the id before the space
+		}
 		return c
 	case *packet.Puback:
 		return cpacket{id: p.PacketID, typ: uint8(p.Type()), reason: uint8(p.Reason)}
@@ -155,6 +158,9 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		c.topic = w.internID(parts.Topic)
 		c.payload = w.internID(parts.Payload)
 		c.msg = c.payload
+		if m := msgOfPayload(parts.Payload); len(m) < len(parts.Payload) {
+			c.msg = w.internID(m) // a padded payload: the id before the space
+		}
 	}
 	c.filter = w.strs.id(parts.Filter)
 	switch s.Type {

@@ -29,6 +29,12 @@ type node struct {
 	points   int                 // crash points passed (safety phase)
 	failed   bool                // the engine reported a permanent error (this incarnation)
 
+	// cfg is what the plan's node op declared (nil: the defaults); version
+	// is the node's protocol level (a client's own, else the run's).
+	cfg     *NodeConfig
+	version uint8
+	wills   int // Connects that carried a will: names each will message
+
 	// client only
 	app         clientApp
 	partitioned bool

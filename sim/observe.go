@@ -26,6 +26,11 @@ type observer struct {
 	// indexed by message id: the ids are small and dense.
 	owed     [][]uint8
 	expected int // (c, m) pairs marked owedExpected
+	// unacked[p] are publisher p's accepted QoS>=1 messages not yet
+	// acknowledged: a clean start of p forgets them (cleanStarted).
+	unacked [][]uint32
+	// topics[m] is the topic of message m (a string id), for unsubscribe.
+	topics []uint32
 }
 
 // owed flags.
@@ -55,10 +60,33 @@ type sub struct {
 	qos    uint8
 }
 
-func (o *observer) init(nodes int) {
-	o.inflight = make([][4]idSet, nodes)
-	o.subs = make([][]sub, nodes)
-	o.owed = make([][]uint8, nodes)
+// addNode makes room for one more node.
+func (o *observer) addNode() {
+	o.inflight = append(o.inflight, [4]idSet{})
+	o.subs = append(o.subs, nil)
+	o.owed = append(o.owed, nil)
+	o.unacked = append(o.unacked, nil)
+}
+
+// acknowledged: publisher p's message msg is acknowledged.
+func (o *observer) acknowledged(p int32, msg uint32) {
+	if i := slices.Index(o.unacked[p], msg); i >= 0 {
+		o.unacked[p] = slices.Delete(o.unacked[p], i, i+1)
+	}
+}
+
+// cleanStarted: publisher p connected with Clean Start 1, which discards
+// its unacknowledged messages [MQTT-3.1.2-4]: nothing is owed of them.
+func (o *observer) cleanStarted(p int32) {
+	for _, msg := range o.unacked[p] {
+		for c := range o.owed {
+			if int(msg) < len(o.owed[c]) && o.owed[c][msg]&owedExpected != 0 {
+				o.owed[c][msg] &^= owedExpected
+				o.expected--
+			}
+		}
+	}
+	o.unacked[p] = o.unacked[p][:0]
 }
 
 func (o *observer) add(c int32, k int, id uint16) {
@@ -138,6 +166,12 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 		if p.reason >= 0x80 {
 			o.del(c.client, out, p.id)
 		}
+	case packet.UNSUBSCRIBE:
+		if side == sideBroker && p.filter != 0 && w.scen.Name == SwarmScenario {
+			// The broker took the filter off even if the UNSUBACK never
+			// reaches the client.
+			o.unsubscribed(w, c.client, w.strs.strs[p.filter])
+		}
 	case packet.CONNACK:
 		w.nodes[c.client].app.rm = c.rm
 		if side == sideClient && !p.sessions() && p.reason == 0 {
@@ -166,13 +200,45 @@ func (o *observer) unsubscribe(c int32, filter string) {
 	o.subs[c] = slices.DeleteFunc(o.subs[c], func(s sub) bool { return s.filter == filter })
 }
 
+// unsubscribed: client c's UNSUBACK removed filter. The broker may drop
+// what it had not started to send on it [MQTT-3.10.4-3] (what it started
+// stays in flight, which quiet waits for): a message no remaining
+// subscription of c matches is no longer owed to c.
+func (o *observer) unsubscribed(w *World, c int32, filter string) {
+	o.unsubscribe(c, filter)
+	for msg, f := range o.owed[c] {
+		if f&owedExpected == 0 || msg >= len(o.topics) {
+			continue
+		}
+		topic := w.strs.strs[o.topics[msg]]
+		if !slices.ContainsFunc(o.subs[c], func(s sub) bool { return s.qos > 0 && Match(s.filter, topic) }) {
+			o.owed[c][msg] &^= owedExpected
+			o.expected--
+		}
+	}
+}
+
 // accepted records the deliveries an accepted message owes: one to every
-// subscriber whose subscription at QoS >= 1 matches it, for QoS >= 1.
-func (o *observer) accepted(msg uint32, topic string, qos uint8) {
-	if qos == 0 {
+// subscriber whose subscription at QoS >= 1 matches it, for QoS >= 1. None
+// is owed to its own publisher (No Local may hold), none for a message that
+// may expire first, none to a subscriber whose Maximum Packet Size it may
+// exceed [MQTT-3.1.2-25].
+func (o *observer) accepted(w *World, from int32, ci *cmdInfo) {
+	if ci.qos == 0 || ci.expiry != 0 {
 		return
 	}
+	msg, topic := ci.msg, w.strs.strs[ci.tid]
+	o.unacked[from] = append(o.unacked[from], msg)
+	if w.scen.Name == SwarmScenario { // only swarm unsubscribes
+		for int(msg) >= len(o.topics) {
+			o.topics = append(o.topics, 0)
+		}
+		o.topics[msg] = ci.tid
+	}
 	for c, subs := range o.subs {
+		if int32(c) == from || tooBig(w.nodes[c], ci.size, topic) {
+			continue
+		}
 		for _, s := range subs {
 			if s.qos > 0 && Match(s.filter, topic) {
 				if f := o.owedOf(c, msg); *f&(owedSeen|owedExpected) == 0 {
@@ -183,6 +249,12 @@ func (o *observer) accepted(msg uint32, topic string, qos uint8) {
 			}
 		}
 	}
+}
+
+// tooBig reports whether a PUBLISH of size payload bytes on topic may
+// exceed node n's Maximum Packet Size (a generous bound on the header).
+func tooBig(n *node, size uint32, topic string) bool {
+	return n.cfg != nil && n.cfg.MaxSize != 0 && int(size)+len(topic)+64 > int(n.cfg.MaxSize)
 }
 
 // delivered records a delivery to subscriber c and counts duplicates.

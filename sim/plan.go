@@ -31,13 +31,14 @@ const (
 	OpSlow                          // slow p1 200ms (extra one-way latency; 0s restores)
 	OpLoseQoS2                      // lose-qos2 s1 (reboot losing incoming QoS2 state)
 	OpAdvance                       // advance 500ms
+	OpNode                          // node s1 v=4 expiry=10 rm=2 ... (declares a client, or configures the broker; see NodeConfig)
 )
 
 var opNames = [...]string{
 	OpConnect: "connect", OpSubscribe: "subscribe", OpUnsubscribe: "unsubscribe",
 	OpPublish: "publish", OpDisconnect: "disconnect", OpCrash: "crash",
 	OpRestart: "restart", OpStop: "stop", OpPartition: "partition", OpHeal: "heal",
-	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance",
+	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance", OpNode: "node",
 }
 
 // String returns the kind's text form.
@@ -50,17 +51,52 @@ func (k OpKind) String() string {
 
 // Op is one plan step.
 //
-// The small fields come first, side by side (64 bytes, no padding between
+// The small fields come first, side by side (72 bytes, no padding between
 // fields): a generated plan holds some 400 ops.
 type Op struct {
 	Kind   OpKind
-	QoS    uint8           // publish QoS or requested subscription QoS
-	Retain bool            // publish retain flag
-	Clean  bool            // connect with Clean Start
-	Node   string          // the node it acts on ("broker" or a client id); empty for advance
-	Topic  string          // publish topic, or subscribe/unsubscribe filter
-	Msg    string          // publish message id (the payload)
-	D      engine.Duration // advance duration, slow extra latency
+	QoS    uint8   // publish QoS or requested subscription QoS
+	Retain bool    // publish retain flag
+	Clean  bool    // connect with Clean Start
+	Flags  OpFlags // subscribe options, an empty publish, an abnormal disconnect
+	RH     uint8   // subscribe: v5 Retain Handling 0, 1 or 2
+	Pad    uint16  // publish: bytes of padding after the message id in the payload
+	Node   string  // the node it acts on ("broker" or a client id); empty for advance
+	Topic  string  // publish topic, or subscribe/unsubscribe filter
+	Msg    string  // publish message id (the payload)
+	// D is the advance duration, the slow extra latency, or a publish's v5
+	// Message Expiry Interval (whole seconds; 0: none).
+	D   engine.Duration
+	Cfg *NodeConfig // node: what it declares
+}
+
+// OpFlags are an op's boolean options.
+type OpFlags uint8
+
+// Op flags, each with its text word.
+const (
+	FlagNoLocal  OpFlags = 1 << iota // subscribe: No Local (v5) [MQTT-3.8.3-3]
+	FlagRAP                          // subscribe: Retain As Published (v5) [MQTT-3.8.3-4]
+	FlagEmpty                        // publish: an empty payload (a retained message's clear) [MQTT-3.3.1-6]
+	FlagAbnormal                     // disconnect: close without DISCONNECT (the will is published)
+)
+
+// flagWords are the text words of the flags and the op kind each belongs to.
+var flagWords = [...]struct {
+	f    OpFlags
+	kind OpKind
+	word string
+}{{FlagNoLocal, OpSubscribe, "nolocal"}, {FlagRAP, OpSubscribe, "rap"}, {FlagEmpty, OpPublish, "empty"}, {FlagAbnormal, OpDisconnect, "abnormal"}}
+
+// appendFlags appends the words of o's flags.
+func (o Op) appendFlags(b []byte) []byte {
+	for _, w := range flagWords {
+		if o.Flags&w.f != 0 {
+			b = append(b, ' ')
+			b = append(b, w.word...)
+		}
+	}
+	return b
 }
 
 // Header is what a plan file needs besides its ops to replay a run.
@@ -82,6 +118,9 @@ type Header struct {
 	// those of the engine preset named Preset: a mutant, a custom mix, or a
 	// name engine does not know. Nil when the name says it all.
 	Policy *Policies
+	// Workload is the swarm scenario's pinned dimensions (its "workload"
+	// line, written for the swarm scenario or any pin).
+	Workload Workload
 }
 
 // PlanFormat is the current plan file format: a plan of this format ends
@@ -118,6 +157,10 @@ func (o Op) appendText(b []byte) []byte {
 		b = append(b, o.Topic...)
 		b = append(b, " qos="...)
 		b = strconv.AppendInt(b, int64(o.QoS), 10)
+		if o.RH != 0 {
+			b = append(b, " rh="...)
+			b = strconv.AppendInt(b, int64(o.RH), 10)
+		}
 	case OpUnsubscribe:
 		b = append(b, " filter="...)
 		b = append(b, o.Topic...)
@@ -131,11 +174,21 @@ func (o Op) appendText(b []byte) []byte {
 		if o.Retain {
 			b = append(b, " retain"...)
 		}
+		if o.D != 0 {
+			b = append(b, " expiry="...)
+			b = append(b, FormatDuration(o.D)...)
+		}
+		if o.Pad != 0 {
+			b = append(b, " pad="...)
+			b = strconv.AppendInt(b, int64(o.Pad), 10)
+		}
+	case OpNode:
+		b = o.Cfg.appendText(b)
 	case OpSlow, OpAdvance:
 		b = append(b, ' ')
 		b = append(b, FormatDuration(o.D)...)
 	}
-	return b
+	return o.appendFlags(b)
 }
 
 // String returns the plan file text: the header, a separator, one op a line.
@@ -159,6 +212,9 @@ func (p Plan) String() string {
 	}
 	if h.Policy != nil {
 		appendPolicyLine(&b, *h.Policy)
+	}
+	if h.Scenario == SwarmScenario || !h.Workload.IsZero() {
+		b.WriteString("workload" + h.Workload.headerArgs() + "\n")
 	}
 	b.WriteString("---\n")
 	for _, o := range p.Ops {
@@ -278,6 +334,9 @@ func (h *Header) parseLine(line string) error {
 	case "policy":
 		h.Policy, err = parsePolicyLine(f[1:])
 		return err
+	case "workload":
+		h.Workload, err = ParseWorkload(strings.Join(f[1:], " "))
+		return err
 	}
 	want := 2
 	if f[0] == "crash-at" {
@@ -308,7 +367,7 @@ func (h *Header) parseLine(line string) error {
 			err = fmt.Errorf("crash-at point %d is not >= 1", h.CrashK)
 		}
 	default:
-		return fmt.Errorf("unknown header %q (want mqttlab-plan, seed, profile, preset, scenario, version, crash-at, faults, policy, or --- before the ops)", f[0])
+		return fmt.Errorf("unknown header %q (want mqttlab-plan, seed, profile, preset, scenario, version, crash-at, faults, policy, workload, or --- before the ops)", f[0])
 	}
 	if err != nil {
 		return fmt.Errorf("header %s: %v", f[0], err)
@@ -355,10 +414,35 @@ func ParseOp(line string) (Op, error) {
 }
 
 func (o *Op) parseArgs(args []string) error {
+	if o.Kind == OpNode {
+		o.Cfg = &NodeConfig{}
+	}
 	for _, a := range args {
 		key, val, hasVal := strings.Cut(a, "=")
 		var err error
+		if f := o.flagOf(a); f != 0 {
+			o.Flags |= f
+			continue
+		}
 		switch {
+		case o.Kind == OpNode:
+			err = o.Cfg.parseArg(a)
+		case key == "rh" && o.Kind == OpSubscribe:
+			var n uint64
+			n, err = strconv.ParseUint(val, 10, 8)
+			if err == nil && n > 2 {
+				err = fmt.Errorf("rh %d is not 0, 1 or 2", n)
+			}
+			o.RH = uint8(n)
+		case key == "expiry" && o.Kind == OpPublish:
+			o.D, err = ParseDuration(val)
+			if err == nil && (o.D%engine.Second != 0 || o.D/engine.Second > 0xFFFFFFFF) {
+				err = fmt.Errorf("expiry %s is not a whole number of seconds up to 4294967295", val)
+			}
+		case key == "pad" && o.Kind == OpPublish:
+			var n uint64
+			n, err = strconv.ParseUint(val, 10, 16)
+			o.Pad = uint16(n)
 		case !hasVal && key == "clean" && o.Kind == OpConnect:
 			o.Clean = true
 		case !hasVal && key == "retain" && o.Kind == OpPublish:
@@ -386,6 +470,16 @@ func (o *Op) parseArgs(args []string) error {
 	return nil
 }
 
+// flagOf returns the flag word a names for o's kind, or 0.
+func (o *Op) flagOf(a string) OpFlags {
+	for _, w := range flagWords {
+		if w.word == a && w.kind == o.Kind {
+			return w.f
+		}
+	}
+	return 0
+}
+
 // validate checks the arguments an op needs.
 func (o *Op) validate() error {
 	switch o.Kind {
@@ -396,6 +490,13 @@ func (o *Op) validate() error {
 	case OpPublish:
 		if o.Topic == "" || o.Msg == "" {
 			return fmt.Errorf("publish needs topic= and msg=")
+		}
+		if o.Flags&FlagEmpty != 0 && o.Pad != 0 {
+			return fmt.Errorf("publish cannot be both empty and padded")
+		}
+	case OpNode:
+		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
+			return fmt.Errorf("node broker takes only rm, window and maxsize")
 		}
 	}
 	return nil

@@ -30,6 +30,8 @@ func Scenarios() []Scenario {
 			Clients: []string{"p1", "p2", "s1", "s2"}, KeepAlive: 60 * engine.Second, gen: genStandard, opsHint: 512},
 		{Name: "small", Doc: "1 publisher, 1 subscriber, one QoS1 and one QoS2 message, no plan-level faults (for exhaustive crash points)",
 			Clients: []string{"p1", "s1"}, KeepAlive: 60 * engine.Second, gen: genSmall, opsHint: 8},
+		{Name: SwarmScenario, Doc: "the workload drawn from the seed (clients, versions, sessions, subscriptions, retained, wills, expiry, windows, keep-alive, payloads; see -workload), keep-alive 60s unless drawn",
+			KeepAlive: 60 * engine.Second, gen: genSwarm, opsHint: 512},
 	}
 }
 
@@ -54,7 +56,8 @@ func Generate(cfg Config) (Plan, error) {
 	}
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
-	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, down: map[string]bool{}, cut: map[string]bool{}}
+	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
+		clients: scen.Clients, subs: scen.subscribers()}
 	g.ops = make([]Op, 0, scen.opsHint)
 	scen.gen(g)
 	g.flushAll()
@@ -67,7 +70,7 @@ func Generate(cfg Config) (Plan, error) {
 func HeaderOf(cfg Config) Header {
 	return Header{Format: PlanFormat, Seed: cfg.Seed, Profile: cfg.Profile, Preset: cfg.Preset.Name,
 		Scenario: cfg.Scenario, Version: cfg.Version, CrashNode: cfg.Crash.Node, CrashK: cfg.Crash.K,
-		Faults: headerFaults(cfg), Policy: headerPolicy(cfg)}
+		Faults: headerFaults(cfg), Policy: headerPolicy(cfg), Workload: cfg.Workload}
 }
 
 // ConfigOf returns the config a plan header asks for: the preset from the
@@ -75,7 +78,7 @@ func HeaderOf(cfg Config) Header {
 // custom profile from the faults line. Errors wrap ErrConfig.
 func ConfigOf(h Header) (Config, error) {
 	cfg := Config{Seed: h.Seed, Profile: h.Profile, Scenario: h.Scenario, Version: h.Version,
-		Crash: CrashMode{Node: h.CrashNode, K: h.CrashK}}
+		Crash: CrashMode{Node: h.CrashNode, K: h.CrashK}, Workload: h.Workload}
 	if h.Faults != nil {
 		p := *h.Faults
 		cfg.Custom = &p
@@ -93,14 +96,18 @@ func ConfigOf(h Header) (Config, error) {
 // planGen builds a plan: workload ops, with plan-level faults drawn between
 // workload steps and their repairs scheduled a few steps later.
 type planGen struct {
-	r     *Rand
-	prof  Profile
-	scen  Scenario
-	ops   []Op
-	step  int
-	later []laterOp
-	down  map[string]bool // crashed, restart pending
-	cut   map[string]bool // partitioned or slow, repair pending
+	r    *Rand
+	prof Profile
+	scen Scenario
+	wl   Workload
+	ops  []Op
+	// clients are the clients plan-level faults pick from, subs those
+	// that may lose their incoming QoS2 state.
+	clients, subs []string
+	step          int
+	later         []laterOp
+	down          map[string]bool // crashed, restart pending
+	cut           map[string]bool // partitioned or slow, repair pending
 }
 
 type laterOp struct {
@@ -149,7 +156,7 @@ func (g *planGen) flushAll() {
 func (g *planGen) faults() {
 	p := g.prof
 	if g.r.PPM(p.CrashPPM) {
-		nodes := append([]string{BrokerName}, g.scen.Clients...)
+		nodes := append([]string{BrokerName}, g.clients...)
 		if n := Pick(g.r, nodes); !g.down[n] {
 			g.down[n] = true
 			g.add(Op{Kind: OpCrash, Node: n})
@@ -157,21 +164,21 @@ func (g *planGen) faults() {
 		}
 	}
 	if g.r.PPM(p.PartitionPPM) {
-		if n := Pick(g.r, g.scen.Clients); !g.cut[n] {
+		if n := Pick(g.r, g.clients); !g.cut[n] {
 			g.cut[n] = true
 			g.add(Op{Kind: OpPartition, Node: n})
 			g.later = append(g.later, laterOp{g.step + 1 + g.r.IntN(20), Op{Kind: OpHeal, Node: n}})
 		}
 	}
 	if g.r.PPM(p.SlowPPM) {
-		if n := Pick(g.r, g.scen.Clients); !g.cut[n] {
+		if n := Pick(g.r, g.clients); !g.cut[n] {
 			g.cut[n] = true
 			g.add(Op{Kind: OpSlow, Node: n, D: p.SlowExtra})
 			g.later = append(g.later, laterOp{g.step + 1 + g.r.IntN(20), Op{Kind: OpSlow, Node: n}})
 		}
 	}
 	if g.r.PPM(p.StateLossPPM) {
-		if n := Pick(g.r, g.scen.subscribers()); !g.down[n] {
+		if n := Pick(g.r, g.subs); !g.down[n] {
 			g.add(Op{Kind: OpLoseQoS2, Node: n})
 		}
 	}

@@ -42,6 +42,9 @@ type Config struct {
 	Preset   engine.Preset // engine policies; default the preset named "fixed"
 	Version  uint8         // MQTT protocol level, 4 or 5; default 5
 	Scenario string        // default "standard"
+	// Workload pins dimensions of the swarm scenario's workload (only
+	// swarm takes pins).
+	Workload Workload
 	Crash    CrashMode
 	// LivenessBound is how long, in virtual time, the liveness phase may take
 	// to reach quiescence; default 10 minutes.
@@ -68,6 +71,7 @@ type NodeSpec struct {
 	Version   uint8
 	KeepAlive engine.Duration
 	Preset    engine.Preset
+	Config    *NodeConfig // the plan's node op, nil for the defaults
 }
 
 // engineFactory builds a node's engine from its surviving records.
@@ -106,6 +110,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if _, err := ScenarioByName(c.Scenario); err != nil {
 		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if !c.Workload.IsZero() && c.Scenario != SwarmScenario {
+		return c, fmt.Errorf("%w: workload %s pins the %s scenario's dimensions; scenario %s has none", ErrConfig, c.Workload, SwarmScenario, c.Scenario)
 	}
 	if c.Preset.Name == "" {
 		p, err := defaultPreset()
@@ -204,24 +211,40 @@ func newWorld(cfg Config, mem *runMem) (*World, error) {
 	w.log.strs = w.strs
 	w.traceHeader()
 	names := append([]string{BrokerName}, scen.Clients...)
-	for i, name := range names {
-		n := newNode(name, int32(i), i == 0, &w.bytes)
-		n.nameID = w.strs.id(name)
-		w.nodes = append(w.nodes, n)
-		w.byName[name] = int32(i)
-		if err := w.boot(n); err != nil {
+	for _, name := range names {
+		if _, err := w.addNode(name, nil); err != nil {
 			return nil, err
 		}
 	}
-	w.obs.init(len(w.nodes))
 	if cfg.Crash.Exhaustive() {
 		i, ok := w.byName[cfg.Crash.Node]
-		if !ok {
+		switch {
+		case ok:
+			w.crashK = i
+		case len(scen.Clients) > 0:
 			return nil, fmt.Errorf("%w: Crash.Node %q is not a node of scenario %s", ErrConfig, cfg.Crash.Node, scen.Name)
 		}
-		w.crashK = i
+		// Otherwise the plan's node ops declare the clients (addNode).
 	}
 	return w, nil
+}
+
+// addNode adds and boots node name (the broker first) with config cfg.
+func (w *World) addNode(name string, cfg *NodeConfig) (*node, error) {
+	i := int32(len(w.nodes))
+	n := newNode(name, i, i == 0, &w.bytes)
+	n.nameID = w.strs.id(name)
+	n.cfg, n.version = cfg, w.cfg.Version
+	if cfg != nil && cfg.Version != 0 {
+		n.version = cfg.Version
+	}
+	w.nodes = append(w.nodes, n)
+	w.byName[name] = i
+	w.obs.addNode()
+	if w.cfg.Crash.Exhaustive() && w.cfg.Crash.Node == name {
+		w.crashK = i
+	}
+	return n, w.boot(n)
 }
 
 // traceHeader writes the run's identity first: seed, profile, preset.
@@ -239,7 +262,7 @@ func (w *World) traceHeader() {
 
 // boot builds a node's engine from its disk.
 func (w *World) boot(n *node) error {
-	spec := NodeSpec{Name: n.name, Broker: n.broker, Version: w.cfg.Version, KeepAlive: w.scen.KeepAlive, Preset: w.cfg.Preset}
+	spec := NodeSpec{Name: n.name, Broker: n.broker, Version: n.version, KeepAlive: w.scen.KeepAlive, Preset: w.cfg.Preset, Config: n.cfg}
 	recs := n.disk.Records()
 	eng, err := w.cfg.factory(spec, recs)
 	if err != nil {

@@ -1,0 +1,381 @@
+package sim
+
+import (
+	"strconv"
+
+	"github.com/mqttlab/mqttlab/engine"
+)
+
+// SwarmScenario is the scenario whose workload is drawn from the seed
+// within the pins of Config.Workload.
+const SwarmScenario = "swarm"
+
+// swarmTopics are the topics the swarm's publishers publish to; the
+// filters add wildcards that match some of them.
+var (
+	swarmTopics    = []string{"t/a", "t/b", "t/c/x", "t/c/y", "u/a"}
+	swarmWildcards = []string{"t/#", "t/+", "t/c/+", "+/a", "#", "t/c/#"}
+)
+
+// swarmGen is the state of one swarm plan's generation: the drawn
+// dimensions and the clients.
+type swarmGen struct {
+	*planGen
+	// The on/off dimensions, drawn once per seed.
+	wildcards, overlap, downgrade, unsub, subOpts, retained, clear, wills,
+	disconnects, msgExpiry, windows, keepAlive, payload, wrap bool
+	pubs, subs []*swarmClient
+	idle       []*swarmClient
+	msgCount   int
+	away       []swarmAway // disconnected clients and the step they return
+	subEvents  []swarmSubEvent
+}
+
+// swarmClient is one active client of a swarm plan.
+type swarmClient struct {
+	name    string
+	cfg     *NodeConfig
+	version uint8
+	sent    int // messages published so far
+	away    bool
+}
+
+// swarmAway is a disconnected client and the message step it reconnects at.
+type swarmAway struct {
+	c    *swarmClient
+	step int
+}
+
+// swarmSubEvent is a subscription change due at a message step.
+type swarmSubEvent struct {
+	step int
+	op   Op
+}
+
+// genSwarm draws a workload (see Workload for the dimensions) and plays it:
+// declare and connect every client, subscribe, publish with the drawn
+// options while subscriptions change and clients come and go.
+func genSwarm(g *planGen) {
+	s := &swarmGen{planGen: g}
+	s.drawDims()
+	s.declare()
+	s.subscribeAll()
+	g.advance(200 * ms)
+	s.publishAll()
+	s.returnAll()
+	g.advance(2 * engine.Second)
+}
+
+// drawDims draws (or takes the pins of) the per-seed dimensions.
+func (s *swarmGen) drawDims() {
+	r, wl := s.r, s.wl
+	nPubs := wl.value(dimPubs, func() int { return 1 + r.IntN(8) })
+	nSubs := wl.value(dimSubs, func() int { return 1 + r.IntN(8) })
+	nIdle := wl.value(dimIdle, func() int {
+		if r.Chance(1, 8) {
+			return 100 + r.IntN(301)
+		}
+		return 0
+	})
+	s.msgCount = wl.value(dimMsgs, func() int { return 20 + r.IntN(131) })
+	for _, d := range []struct {
+		dim dim
+		on  *bool
+		num int
+		den int
+	}{
+		{dimWildcards, &s.wildcards, 1, 2}, {dimOverlap, &s.overlap, 1, 2}, {dimDowngrade, &s.downgrade, 1, 2},
+		{dimUnsub, &s.unsub, 1, 2}, {dimSubOptions, &s.subOpts, 1, 2}, {dimRetained, &s.retained, 1, 2},
+		{dimClear, &s.clear, 1, 2}, {dimWills, &s.wills, 1, 2}, {dimDisconnects, &s.disconnects, 1, 2},
+		{dimMsgExpiry, &s.msgExpiry, 1, 2}, {dimWindows, &s.windows, 1, 2}, {dimKeepAlive, &s.keepAlive, 1, 2},
+		{dimPayload, &s.payload, 1, 2}, {dimWrap, &s.wrap, 1, 10000},
+	} {
+		*d.on = wl.on(d.dim, r, d.num, d.den)
+	}
+	if s.wrap {
+		// 65,600 messages through windows of 1-4 would outlast the
+		// liveness bound: a wrapping seed keeps the default windows.
+		s.windows = false
+	}
+	for i := range nPubs {
+		s.pubs = append(s.pubs, s.client("p"+strconv.Itoa(i+1), false))
+	}
+	for i := range nSubs {
+		s.subs = append(s.subs, s.client("s"+strconv.Itoa(i+1), true))
+	}
+	for _, c := range append(append([]*swarmClient{}, s.pubs...), s.subs...) {
+		s.clients = append(s.clients, c.name)
+	}
+	for _, c := range s.subs {
+		s.planGen.subs = append(s.planGen.subs, c.name)
+	}
+	for i := range nIdle {
+		v := uint8(s.wl.value(dimVersion, func() int { return 4 + b2i(r.Chance(2, 3)) }))
+		s.idle = append(s.idle, &swarmClient{name: "i" + strconv.Itoa(i+1), version: v, cfg: &NodeConfig{Version: v}})
+	}
+}
+
+// client draws one active client's config.
+func (s *swarmGen) client(name string, sub bool) *swarmClient {
+	r := s.r
+	c := &swarmClient{name: name, cfg: &NodeConfig{}}
+	c.version = uint8(s.wl.value(dimVersion, func() int { return 4 + b2i(r.Chance(2, 3)) }))
+	c.cfg.Version = c.version
+	// A drawn publisher's session is persistent or clean: a publisher whose
+	// session expires mid-flow sends its unreleased QoS 2 messages again as
+	// new ones (the broker forgot them), which the model does not yet
+	// tell from a duplicate. Pin session=expiry to give publishers one too.
+	kinds := []int{0, 0, 0, 1, 2}
+	if !sub {
+		kinds = kinds[:4]
+	}
+	switch s.wl.value(dimSession, func() int { return Pick(r, kinds) }) {
+	case 1: // clean
+		c.cfg.Clean = true
+		if c.version == 5 {
+			c.cfg.HasExpiry = true // expiry 0: the session ends with the connection
+		}
+	case 2: // a finite v5 Session Expiry
+		if c.version == 5 {
+			c.cfg.HasExpiry, c.cfg.Expiry = true, uint32(1+r.IntN(8))
+		}
+	}
+	if s.windows {
+		if c.version == 5 {
+			c.cfg.ReceiveMax = uint16(1 + r.IntN(4))
+		} else {
+			c.cfg.Window = uint16(1 + r.IntN(4))
+		}
+	}
+	if s.keepAlive {
+		c.cfg.KeepAlive = uint16(1 + r.IntN(3))
+	}
+	if s.payload && sub && c.version == 5 {
+		c.cfg.MaxSize = uint32(256 + r.IntN(1793))
+	}
+	if s.wills && r.Chance(1, 2) {
+		w := &WillConfig{Topic: "w/" + name, QoS: uint8(r.IntN(3)), Retain: s.retained && r.Chance(1, 3)}
+		if c.version == 5 && r.Chance(1, 2) {
+			w.Delay = uint32(1 + r.IntN(5))
+		}
+		c.cfg.Will = w
+	}
+	return c
+}
+
+// declare adds the node ops (the broker's windows first) and connects
+// every client; idle clients (persistent sessions, one subscription each,
+// then silent) come after the active ones.
+func (s *swarmGen) declare() {
+	r := s.r
+	if s.windows {
+		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{ReceiveMax: uint16(1 + r.IntN(4)), Window: uint16(1 + r.IntN(4))}})
+	}
+	all := append(s.all(), s.idle...)
+	for _, c := range all {
+		s.add(Op{Kind: OpNode, Node: c.name, Cfg: c.cfg})
+	}
+	for _, c := range all {
+		s.add(Op{Kind: OpConnect, Node: c.name, Clean: c.cfg.Clean})
+	}
+	s.advance(100 * ms)
+}
+
+// all returns the active clients: publishers, then subscribers.
+func (s *swarmGen) all() []*swarmClient {
+	return append(append(make([]*swarmClient, 0, len(s.pubs)+len(s.subs)), s.pubs...), s.subs...)
+}
+
+// filter draws a subscription filter.
+func (s *swarmGen) filter() string {
+	if s.wildcards && s.r.Chance(1, 2) {
+		return Pick(s.r, swarmWildcards)
+	}
+	return Pick(s.r, swarmTopics)
+}
+
+// subOp draws a subscription of client c to filter f.
+func (s *swarmGen) subOp(c *swarmClient, f string) Op {
+	r := s.r
+	op := Op{Kind: OpSubscribe, Node: c.name, Topic: f, QoS: 2}
+	if s.downgrade {
+		op.QoS = uint8(r.IntN(3))
+	}
+	if s.subOpts && c.version == 5 {
+		if r.Chance(1, 2) {
+			op.Flags |= FlagRAP
+		}
+		op.RH = uint8(r.IntN(3))
+	}
+	return op
+}
+
+// subscribeAll subscribes every subscriber (some late, some with an
+// unsubscribe and a resubscribe to come), publishers with No Local, and
+// will watchers.
+func (s *swarmGen) subscribeAll() {
+	r := s.r
+	for _, c := range s.idle {
+		s.add(Op{Kind: OpSubscribe, Node: c.name, Topic: "idle/" + c.name, QoS: 1})
+	}
+	for _, c := range s.subs {
+		n := 1 + r.IntN(2)
+		if s.overlap {
+			n++
+		}
+		var filters []string
+		for range n {
+			filters = append(filters, s.filter())
+		}
+		if s.overlap {
+			filters = append(filters, "t/#") // overlaps every t/ filter drawn
+		}
+		if s.wills {
+			filters = append(filters, "w/#")
+		}
+		if s.wrap && c == s.subs[0] {
+			filters = append(filters, "wrap/#")
+		}
+		for _, f := range filters {
+			op := s.subOp(c, f)
+			step := 0
+			if s.retained && r.Chance(1, 4) {
+				step = 1 + r.IntN(s.msgCount) // a subscriber arriving after retained messages
+			}
+			s.subAt(step, op)
+			if s.unsub && r.Chance(1, 3) {
+				u := step + 1 + r.IntN(s.msgCount)
+				s.subAt(u, Op{Kind: OpUnsubscribe, Node: c.name, Topic: f})
+				s.subAt(u+1+r.IntN(10), s.subOp(c, f))
+			}
+		}
+	}
+	if s.subOpts {
+		for _, c := range s.pubs {
+			if c.version == 5 && r.Chance(1, 2) {
+				op := s.subOp(c, "t/#")
+				op.Flags |= FlagNoLocal
+				s.subAt(0, op)
+			}
+		}
+	}
+	s.subEventsDue(0)
+}
+
+// subAt schedules a subscription op at message step step (0: now).
+func (s *swarmGen) subAt(step int, op Op) {
+	s.subEvents = append(s.subEvents, swarmSubEvent{step: step, op: op})
+}
+
+// subEventsDue emits the subscription ops due by step, in schedule order.
+func (s *swarmGen) subEventsDue(step int) {
+	keep := s.subEvents[:0]
+	for _, e := range s.subEvents {
+		if e.step <= step {
+			s.add(e.op)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	s.subEvents = keep
+}
+
+// publishAll publishes the messages, one step each: subscription changes
+// due, returns due, then the publish, maybe a disconnect or an idle gap,
+// the pause, and the step's faults.
+func (s *swarmGen) publishAll() {
+	r := s.r
+	for i := 1; i <= s.msgCount; i++ {
+		s.subEventsDue(i)
+		s.returnDue(i)
+		s.add(s.publishOp(Pick(r, s.pubs)))
+		if s.disconnects && r.Chance(1, 25) {
+			s.disconnect(i)
+		}
+		if s.keepAlive && r.Chance(1, 40) {
+			s.advance(r.Between(2*engine.Second, 8*engine.Second)) // idle longer than a keep-alive
+		}
+		s.advance(r.Between(int64(ms), int64(50*ms)))
+		s.tick()
+	}
+	s.subEventsDue(1 << 30)
+	if s.wrap {
+		s.wrapIDs()
+	}
+}
+
+// publishOp draws the next message of publisher c.
+func (s *swarmGen) publishOp(c *swarmClient) Op {
+	r := s.r
+	c.sent++
+	op := Op{Kind: OpPublish, Node: c.name, Topic: Pick(r, swarmTopics), QoS: uint8(r.IntN(3)),
+		Msg: c.name + "-" + strconv.Itoa(c.sent)}
+	if s.retained && r.Chance(1, 4) {
+		op.Retain = true
+		if s.clear && r.Chance(1, 3) {
+			op.QoS, op.Flags = 1, FlagEmpty
+		}
+	}
+	if s.msgExpiry && c.version == 5 && r.Chance(1, 3) {
+		op.D = engine.Duration(1+r.IntN(4)) * engine.Second
+	}
+	if s.payload && op.Flags&FlagEmpty == 0 && r.Chance(1, 3) {
+		op.Pad = uint16(Pick(r, []int{r.IntN(64), 200 + r.IntN(400), 1000 + r.IntN(3000)}))
+	}
+	return op
+}
+
+// disconnect takes an active client away, normally or abnormally, for a
+// while that may outlast its Session Expiry or Will Delay.
+func (s *swarmGen) disconnect(step int) {
+	r := s.r
+	c := Pick(r, s.all())
+	if c.away || s.down[c.name] {
+		return
+	}
+	c.away = true
+	op := Op{Kind: OpDisconnect, Node: c.name}
+	if r.Chance(1, 2) {
+		op.Flags = FlagAbnormal
+	}
+	s.add(op)
+	if r.Chance(1, 3) {
+		s.advance(r.Between(500*ms, 10*engine.Second)) // an outage
+	}
+	s.away = append(s.away, swarmAway{c: c, step: step + 1 + r.IntN(20)})
+}
+
+// returnDue reconnects the clients due back by step.
+func (s *swarmGen) returnDue(step int) {
+	keep := s.away[:0]
+	for _, a := range s.away {
+		if a.step <= step {
+			a.c.away = false
+			s.add(Op{Kind: OpConnect, Node: a.c.name, Clean: a.c.cfg.Clean})
+		} else {
+			keep = append(keep, a)
+		}
+	}
+	s.away = keep
+}
+
+// returnAll reconnects every client still away.
+func (s *swarmGen) returnAll() { s.returnDue(1 << 30) }
+
+// wrapCount is how many QoS 1 messages the wrap dimension sends: more than
+// the 65,535 packet ids, so the publisher's and the broker's ids wrap.
+const wrapCount = 65600
+
+// wrapIDs has the first publisher send wrapCount QoS 1 messages to
+// "wrap/x", a few between pauses, so ids are freed and reused round the
+// 16-bit space.
+func (s *swarmGen) wrapIDs() {
+	c := s.pubs[0]
+	for i := 1; i <= wrapCount; i++ {
+		c.sent++
+		s.add(Op{Kind: OpPublish, Node: c.name, Topic: "wrap/x", QoS: 1, Msg: c.name + "-" + strconv.Itoa(c.sent)})
+		if i%4 == 0 {
+			s.advance(5 * ms)
+		}
+	}
+}
