@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -225,9 +226,11 @@ func (s *swarmGen) subscribeAll() {
 		}
 		var filters []string
 		for range n {
-			filters = append(filters, s.filter())
+			if f := s.filter(); !slices.Contains(filters, f) {
+				filters = append(filters, f)
+			}
 		}
-		if s.overlap {
+		if s.overlap && !slices.Contains(filters, "t/#") {
 			filters = append(filters, "t/#") // overlaps every t/ filter drawn
 		}
 		if s.wills {
