@@ -51,7 +51,17 @@ func (c *Client) handleConnOpened(e ConnOpened) {
 	if !c.send(c.connectPacket()) {
 		return
 	}
-	c.setTimer(ctConnack, c.now+Time(c.cfg.ConnackTimeout))
+	c.setTimer(ctConnack, c.now+Time(c.connackWait()))
+}
+
+// connackWait is how long the client waits for CONNACK: ConnackTimeout,
+// but no longer than its Keep Alive, since it sends nothing while it waits
+// and must not stay silent longer than that [MQTT-3.1.2-23].
+func (c *Client) connackWait() Duration {
+	if ka := Duration(c.cfg.KeepAlive) * Second; ka > 0 && ka < c.cfg.ConnackTimeout {
+		return ka
+	}
+	return c.cfg.ConnackTimeout
 }
 
 // connectPacket builds CONNECT from the config. Without a
@@ -279,7 +289,10 @@ func (c *Client) keepAliveFired() {
 			return
 		}
 		c.pingOut = true
-		c.setTimer(ctPing, c.now+Time(c.cfg.PingTimeout))
+		// The wait for PINGRESP ends by the next keep-alive deadline: a
+		// client still silent then would exceed its Keep Alive
+		// [MQTT-3.1.2-23], so it closes instead (§3.1.2.10: "within a reasonable amount of time").
+		c.setTimer(ctPing, c.now+Time(min(c.cfg.PingTimeout, c.keepAlive)))
 	}
 	c.setTimer(ctKeepAlive, c.now+Time(c.keepAlive))
 }

@@ -15,7 +15,8 @@ import (
 // the scenario's keep-alive, the engine's windows and sizes, no will).
 //
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
-// clean rm=N window=N ka=N maxsize=N will=TOPIC:QOS:RETAIN:DELAY.
+// clean rm=N window=N ka=N maxsize=N will=TOPIC:QOS:RETAIN:DELAY queue=N
+// (broker only).
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -31,6 +32,10 @@ type NodeConfig struct {
 	KeepAlive  uint16 // client keep-alive in seconds; 0: the scenario's
 	MaxSize    uint32 // Maximum Packet Size the node accepts; 0: default
 	Will       *WillConfig
+	// Queue is the broker's bound on the messages queued per session
+	// (BrokerConfig.MaxQueued); 0: default. The wrap dimension raises it:
+	// the model does not judge drops at a full queue.
+	Queue uint32
 }
 
 // WillConfig is a client's will: the sim names each connection's will
@@ -76,6 +81,7 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	num("window", uint64(c.Window))
 	num("ka", uint64(c.KeepAlive))
 	num("maxsize", uint64(c.MaxSize))
+	num("queue", uint64(c.Queue))
 	if w := c.Will; w != nil {
 		b = append(b, " will="...)
 		b = append(b, w.Topic...)
@@ -132,8 +138,11 @@ func (c *NodeConfig) parseArg(a string) error {
 		c.MaxSize = uint32(n)
 	case "will":
 		c.Will, err = parseWill(val)
+	case "queue":
+		n, err = num(31)
+		c.Queue = uint32(n)
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, will)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, will, queue)", a)
 	}
 	return err
 }
@@ -189,5 +198,8 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	}
 	if c.MaxSize != 0 {
 		cfg.MaxPacketSize = c.MaxSize
+	}
+	if c.Queue != 0 {
+		cfg.MaxQueued = int(c.Queue)
 	}
 }

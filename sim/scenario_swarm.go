@@ -169,8 +169,13 @@ func (s *swarmGen) client(name string, sub bool) *swarmClient {
 // then silent) come after the active ones.
 func (s *swarmGen) declare() {
 	r := s.r
-	if s.windows {
+	switch {
+	case s.windows:
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{ReceiveMax: uint16(1 + r.IntN(4)), Window: uint16(1 + r.IntN(4))}})
+	case s.wrap:
+		// A subscriber offline for a while must not meet a full queue:
+		// the model does not judge what the broker drops then.
+		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{Queue: 2 * wrapCount}})
 	}
 	all := append(s.all(), s.idle...)
 	for _, c := range all {

@@ -22,7 +22,7 @@ func TestSwarmOpTextForms(t *testing.T) {
 			Version: 5, HasExpiry: true, Clean: true, ReceiveMax: 2, KeepAlive: 3, MaxSize: 512,
 			Will: &WillConfig{Topic: "w/s1", QoS: 1, Retain: true, Delay: 5}}}},
 		{"node p2 v=4 window=3", Op{Kind: OpNode, Node: "p2", Cfg: &NodeConfig{Version: 4, Window: 3}}},
-		{"node broker rm=1 window=2 maxsize=4096", Op{Kind: OpNode, Node: "broker", Cfg: &NodeConfig{ReceiveMax: 1, Window: 2, MaxSize: 4096}}},
+		{"node broker rm=1 window=2 maxsize=4096 queue=70000", Op{Kind: OpNode, Node: "broker", Cfg: &NodeConfig{ReceiveMax: 1, Window: 2, MaxSize: 4096, Queue: 70000}}},
 		{"subscribe s1 filter=t/# qos=1 rh=2 nolocal rap", Op{Kind: OpSubscribe, Node: "s1", Topic: "t/#", QoS: 1, RH: 2, Flags: FlagNoLocal | FlagRAP}},
 		{"publish p1 topic=t/a qos=2 msg=p1-3 retain expiry=4s pad=300", Op{Kind: OpPublish, Node: "p1", Topic: "t/a", QoS: 2, Msg: "p1-3", Retain: true, D: 4 * engine.Second, Pad: 300}},
 		{"publish p1 topic=t/a qos=1 msg=p1-4 retain empty", Op{Kind: OpPublish, Node: "p1", Topic: "t/a", QoS: 1, Msg: "p1-4", Retain: true, Flags: FlagEmpty}},
@@ -46,11 +46,12 @@ func TestSwarmOpTextForms(t *testing.T) {
 func TestSwarmOpParseErrors(t *testing.T) {
 	cases := []struct{ text, want string }{
 		{"node p1 v=6", "not 4 or 5"},
+		{"node p1 queue=5", "queue is the broker's"},
 		{"node p1 rm=x", "not a 16-bit"},
 		{"node p1 colour=red", `node does not take argument "colour=red"`},
 		{"node p1 will=a:3:true:0", "not TOPIC:QOS(0-2)"},
 		{"node p1 will=a:1", "not TOPIC:QOS:RETAIN:DELAY"},
-		{"node broker v=4", "node broker takes only rm, window and maxsize"},
+		{"node broker v=4", "node broker takes only rm, window, maxsize and queue"},
 		{"subscribe s1 filter=a qos=1 rh=3", "rh 3 is not 0, 1 or 2"},
 		{"publish p1 topic=a qos=1 msg=m expiry=1500ms", "not a whole number of seconds"},
 		{"publish p1 topic=a qos=1 msg=m empty pad=3", "both empty and padded"},
