@@ -84,7 +84,9 @@ func (b *Broker) handleBytes(id ConnID, data []byte) {
 	if c == nil {
 		return // a stale connection
 	}
-	c.lastRecv = b.now
+	if !c.connected || b.pol.Mutations&MutKeepAliveNoReset == 0 {
+		c.lastRecv = b.now // [MQTT-3.1.2-22] every packet restarts the keep-alive
+	}
 	c.dec.Feed(data)
 	for c.dec != nil { // dropConn (the only way out of b.conns) releases the decoder
 		p, err := c.dec.Next()

@@ -101,7 +101,7 @@ func (b *Broker) handleConnect(c *brokerConn, p *packet.Connect) {
 		b.dropRecords(s)
 	}
 	b.saveSession(s)
-	b.sendConnack(c, sp, assigned)
+	b.sendConnack(c, sp && b.pol.Mutations&MutSessionPresentZero == 0, assigned) // the mutation resumes the session, says 0
 	if sp {
 		b.resend(s)
 	}

@@ -103,6 +103,8 @@ const (
 	MutSharedToAll                              // broker: a shared subscription's message goes to every member, not one
 	MutAliasAboveMax                            // broker: assign up to TopicAliasesOut topic aliases whatever Topic Alias Maximum the client announced [MQTT-3.3.2-11]
 	MutNoPumpOnAck                              // broker: an ack that opens the client's receive window sends nothing; the queue waits for the next publication
+	MutSessionPresentZero                       // broker: resume a kept session but answer Session Present=0 [MQTT-3.2.2-3]
+	MutKeepAliveNoReset                         // broker: count the keep-alive from the CONNECT, not from the last packet received [MQTT-3.1.2-22]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -146,7 +148,8 @@ var (
 	persistenceNames = []string{"", "none", "periodic", "every-change"}
 	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
-		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack"}
+		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
+		"session-present-zero", "keep-alive-no-reset"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

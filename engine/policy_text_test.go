@@ -35,6 +35,8 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutKeepAliveOnReceive.String(), "keep-alive-on-receive"},
 		{MutAliasAboveMax.String(), "alias-above-max"},
 		{MutNoPumpOnAck.String(), "no-pump-on-ack"},
+		{MutSessionPresentZero.String(), "session-present-zero"},
+		{MutKeepAliveNoReset.String(), "keep-alive-no-reset"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
@@ -44,8 +46,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutNoPumpOnAck != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutNoPumpOnAck))
+	if MutKeepAliveNoReset != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutKeepAliveNoReset))
 	}
 }
 

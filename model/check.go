@@ -29,6 +29,8 @@ var checks = [...]struct {
 	{NoStuck, checkNoStuck},
 	{ClientKeepAlive, checkClientKeepAlive},
 	{SharedDelivery, checkShared},
+	{SessionPresent, checkSessionKept},
+	{BrokerKeepAlive, checkBrokerKeepAlive},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

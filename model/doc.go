@@ -63,7 +63,7 @@
 //	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2]
 //	Order           first deliveries per publisher, topic and QoS follow accepted order [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
-//	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5]
+//	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state; a broker that kept the session says SP=1 (sessionkept.go) [MQTT-3.2.2-2] [MQTT-3.2.2-3] [MQTT-3.2.2-4] [MQTT-3.2.2-5]
 //	GrantedQoS      each copy at min(publish QoS, max QoS granted to the client's matching filters), retained copies too [MQTT-3.8.4-8] [MQTT-3.3.4-2]
 //	Unsubscribe     nothing received after the UNSUBACK of a client's last matching filter reaches it; a resubscribe brings delivery back (NoLoss) [MQTT-3.10.4-2]
 //	Overlap         one copy per publication and client, however many filters match [MQTT-3.3.4-2]
@@ -72,6 +72,7 @@
 //	FlowResume      no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go (judged when a liveness phase ran) [MQTT-4.9.0-2] [MQTT-3.3.4-9]
 //	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
 //	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
+//	BrokerKeepAlive the broker closes a connection for keep-alive only after 1.5 × Keep Alive (or Server Keep Alive) without a whole packet from the client (brokerkeepalive.go) [MQTT-3.1.2-22] [MQTT-3.1.2-24]
 //
 // A shared subscription's filter counts in routing as its topic filter:
 // each group a client belongs to may send it one more copy, at most at the
@@ -107,10 +108,10 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)
-//	any                           | any                                                   | SendQuota and SessionPresent always promised
+//	any                           | any                                                   | SendQuota and BrokerKeepAlive always promised
 //
 // A clean stop (Crash at CrashStop) loses a node's memory but none of its
 // writes: a client's stop counts as a crash in every row above; the broker's

@@ -40,8 +40,9 @@ const (
 	// NoStuck: no permanent failure or stuck session once faults stop
 	// (invariant 11).
 	NoStuck
-	// SessionPresent: Session Present is honoured by both sides
-	// [MQTT-3.2.2-2] [MQTT-3.2.2-4] [MQTT-3.2.2-5] (invariant 8).
+	// SessionPresent: Session Present is honoured by both sides, and a
+	// broker that kept the session says so [MQTT-3.2.2-2] [MQTT-3.2.2-3]
+	// [MQTT-3.2.2-4] [MQTT-3.2.2-5] (invariant 8; sessionkept.go).
 	SessionPresent
 	// GrantedQoS: the broker sends each copy at min(publish QoS, the
 	// maximum QoS granted to the client's matching filters) [MQTT-3.8.4-8]
@@ -73,6 +74,10 @@ const (
 	// parked for good: when the receive window opens it is sent
 	// [MQTT-4.9.0-2] (see routing.go).
 	FlowResume
+	// BrokerKeepAlive: the broker closes a connection for keep-alive only after
+	// 1.5 × its Keep Alive without a packet from the client
+	// [MQTT-3.1.2-22] [MQTT-3.1.2-24] (brokerkeepalive.go).
+	BrokerKeepAlive
 
 	numInvariants = iota
 )
@@ -95,6 +100,7 @@ var invariantNames = [...]string{
 	ClientKeepAlive: "ClientKeepAlive",
 	SharedDelivery:  "SharedDelivery",
 	FlowResume:      "FlowResume",
+	BrokerKeepAlive: "BrokerKeepAlive",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -24,6 +24,9 @@ func Promises(p Policy, f Faults) Set {
 		// A broker that rolled back or lost its subscriptions and retained
 		// messages routes by stale ones.
 		s &^= routingSet
+		// A broker that lost its sessions answers Session Present=0 to
+		// clients whose sessions it should have kept.
+		s = s.Without(SessionPresent)
 	}
 	if p.Retransmit != RetransmitDurable && f.PublisherCrashes > 0 {
 		// A rebooted publisher forgot its in-flight ids and messages.
