@@ -101,6 +101,7 @@ type builder struct {
 	part  map[int]int    // open partition span per node
 	ends  map[int][]end  // per client: when its link lost bytes (cuts, closes, crashes)
 	lat   []int64        // latencies of received packets
+	lost  []int          // packets a later one overtook on their link
 }
 
 // build makes the chart of r.
@@ -183,6 +184,7 @@ func (b *builder) event(i int) {
 		b.openSpan(i, "conn", n, p, "")
 	case model.ConnClosed:
 		b.closeSpan(i, [2]int{n, p})
+		b.drop(p, n) // n reads nothing more of this connection
 		b.addEnd(b.client(n, p), end{e.Time, "the connection closed", i})
 	case model.Crash:
 		b.crash(i, e, n)
@@ -201,6 +203,8 @@ func (b *builder) event(i int) {
 			delete(b.part, n)
 		}
 	case model.Cut:
+		b.drop(n, p)
+		b.drop(p, n)
 		b.mark(i, n, "cut", "cut: "+e.Reason, "the network cut "+e.Node+"'s connection ("+e.Reason+"): bytes in flight are lost", "")
 		b.addEnd(n, end{e.Time, "cut (" + e.Reason + ")", i})
 	case model.LivenessStart:
@@ -249,6 +253,9 @@ func (b *builder) crash(i int, e *model.Event, n int) {
 		detail += "; " + e.Reason
 	}
 	b.mark(i, n, "crash", what, detail, "")
+	for x := range b.c.Nodes {
+		b.drop(x, n) // a crashed node reads nothing more
+	}
 	b.down[n] = len(b.c.Spans)
 	b.c.Spans = append(b.c.Spans, span{Kind: "down", Node: n, Peer: -1, From: e.Time, To: -1, I: i, J: -1, Label: detail})
 	for k := range b.open {
@@ -308,10 +315,12 @@ func (b *builder) finish() {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(x, y [2]int) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) })
+	lost := b.lost
 	for _, k := range keys {
-		for _, at := range b.queue[k] {
-			b.lose(&b.c.Packets[at], typical)
-		}
+		lost = append(lost, b.queue[k]...)
+	}
+	for _, at := range lost {
+		b.lose(&b.c.Packets[at], typical)
 	}
 	msgs := map[string]bool{}
 	for _, m := range b.c.Marks {

@@ -42,9 +42,9 @@ func TestPacketMatching(t *testing.T) {
 		sent("p1", "broker", pub(1, "m1")),                                        // 1: received at 3
 		sent("p1", "broker", pub(2, "m2")),                                        // 2: lost
 		recv("broker", "p1", pub(1, "m1")),                                        // 3
-		sent("broker", "p1", puback1),                                             // 4: received at 6
-		model.Event{Kind: model.Cut, Node: "p1", Peer: "broker", Reason: "reset"}, // 5
-		recv("p1", "broker", puback1),                                             // 6
+		sent("broker", "p1", puback1),                                             // 4: received at 5
+		recv("p1", "broker", puback1),                                             // 5
+		model.Event{Kind: model.Cut, Node: "p1", Peer: "broker", Reason: "reset"}, // 6
 		sent("broker", "s1", pub(7, "m1")),                                        // 7: received at 8
 		recv("s1", "broker", pub(7, "m1")),                                        // 8
 		sent("s1", "broker", model.Packet{Type: model.PUBACK, ID: 7}),             // 9: lost, nothing ended the link
@@ -58,8 +58,8 @@ func TestPacketMatching(t *testing.T) {
 		msg, lost  string
 	}{
 		{1, 3, "m1", ""},
-		{2, -1, "m2", "lost: cut (reset) (step 5)"},
-		{4, 6, "m1", ""},
+		{2, -1, "m2", "lost: cut (reset) (step 6)"},
+		{4, 5, "m1", ""},
 		{7, 8, "m1", ""},
 		{9, -1, "m1", "lost: never received"},
 	}
@@ -77,6 +77,40 @@ func TestPacketMatching(t *testing.T) {
 	}
 	if strings.Join(c.Msgs, ",") != "m1,m2" {
 		t.Errorf("messages %v", c.Msgs)
+	}
+}
+
+// TestPacketsOfADeadConnection: a packet towards a node that then
+// crashes, closes the connection or has it cut is lost, and a later packet
+// just like it (the CONNECT after the broker's restart) is not taken for
+// it.
+func TestPacketsOfADeadConnection(t *testing.T) {
+	connect := model.Packet{Type: model.CONNECT}
+	ping := model.Packet{Type: model.PINGREQ}
+	h := hist(
+		sent("p1", "broker", connect), // 0: lost to the crash
+		model.Event{Kind: model.Crash, Node: "broker", Point: model.CrashBetweenSteps},
+		model.Event{Kind: model.Restart, Node: "broker"},
+		sent("p1", "broker", connect), // 3: received at 4
+		recv("broker", "p1", connect),
+		sent("p1", "broker", ping), // 5: lost to the close
+		model.Event{Kind: model.ConnClosed, Node: "broker", Peer: "p1"},
+		sent("p1", "broker", ping), // 7: received at 8
+		recv("broker", "p1", ping),
+	)
+	c := build(Run{History: h})
+	got := map[int]int{}
+	for _, p := range c.Packets {
+		got[p.Sent] = p.Recv
+	}
+	want := map[int]int{0: -1, 3: 4, 5: -1, 7: 8}
+	for s, r := range want {
+		if got[s] != r {
+			t.Errorf("packet sent at %d received at %d, want %d (all: %v)", s, got[s], r, got)
+		}
+	}
+	if !strings.Contains(c.Packets[0].Lost, "the broker crashed") || !strings.Contains(c.Packets[2].Lost, "closed") {
+		t.Errorf("reasons: %q, %q", c.Packets[0].Lost, c.Packets[2].Lost)
 	}
 }
 

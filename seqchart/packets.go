@@ -53,8 +53,11 @@ func (b *builder) storyOf(e *model.Event, n, p int) string {
 }
 
 // received matches a Received event with the oldest unreceived packet of
-// the same description sent the other way (a connection is a FIFO stream,
-// so that is the one).
+// the same description sent the other way. A connection is a FIFO stream:
+// the unreceived packets sent before the one matched never arrive (they
+// were lost with an earlier connection), so they leave the queue, and a
+// later packet just like one of them (a PINGREQ, a resent CONNECT) cannot
+// be taken for it.
 func (b *builder) received(i int, e *model.Event, n, p int) {
 	want := packetOf(e, p, n)
 	k := [2]int{p, n}
@@ -64,7 +67,8 @@ func (b *builder) received(i int, e *model.Event, n, p int) {
 		if samePacket(pk, &want) {
 			pk.Recv, pk.RT = i, e.Time
 			b.lat = append(b.lat, e.Time-pk.ST)
-			b.queue[k] = append(q[:j:j], q[j+1:]...)
+			b.lost = append(b.lost, q[:j]...)
+			b.queue[k] = q[j+1:]
 			return
 		}
 	}
@@ -113,4 +117,16 @@ func packetOf(e *model.Event, f, t int) packet {
 func samePacket(a, b *packet) bool {
 	return a.Type == b.Type && a.ID == b.ID && a.QoS == b.QoS && a.Dup == b.Dup && a.Rc == b.Rc && a.SP == b.SP &&
 		a.Topic == b.Topic && (a.Type != "PUBLISH" || a.Msg == b.Msg)
+}
+
+// drop loses every packet from lane f to lane t not received yet: the
+// connection they were sent on can deliver nothing more (t closed it or
+// crashed, or the network cut it), and a later connection is a new stream.
+func (b *builder) drop(f, t int) {
+	if f < 0 || t < 0 {
+		return
+	}
+	k := [2]int{f, t}
+	b.lost = append(b.lost, b.queue[k]...)
+	delete(b.queue, k)
 }

@@ -3,7 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/mqttlab/mqttlab/live"
 	"github.com/mqttlab/mqttlab/seqchart"
 	"github.com/mqttlab/mqttlab/sim"
 )
@@ -29,4 +33,26 @@ func writeChart(path string, s summary, planText string, r sim.Result, j judge, 
 		return err
 	}
 	return writeUserFile(path, b.Bytes())
+}
+
+// writeLiveChart writes chart.html into a live run's directory: its
+// history, the violations of what it promised, its fault schedule and the
+// command that reruns the schedule.
+func writeLiveChart(dir string, rep *live.Report, replay string) error {
+	schedule, _ := os.ReadFile(filepath.Join(dir, "schedule.txt")) // written just before; the chart does without
+	var notes []string
+	for _, l := range strings.Split(rep.Summary(), "\n") {
+		for _, head := range []string{"broker ", "faults ", "messages ", "verdict "} {
+			if strings.HasPrefix(l, head) {
+				notes = append(notes, strings.Join(strings.Fields(l), " "))
+			}
+		}
+	}
+	var b bytes.Buffer
+	err := seqchart.Write(&b, seqchart.Run{Title: fmt.Sprintf("live run · seed %d", rep.Seed), Replay: replay,
+		Plan: string(schedule), Notes: notes, History: rep.History, Violations: rep.Verdict.Violations})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "chart.html"), b.Bytes(), 0o644)
 }

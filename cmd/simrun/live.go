@@ -27,7 +27,8 @@ directions, slow chunked forwarding), heal, wait for quiescence, and judge
 the whole history with the simulator's model against the promises declared
 with -promise. The run directory (-out) holds summary.txt, violations.txt
 (each with the history excerpt behind it), history.jsonl, schedule.txt,
-logs/ (every subject's output) and data/ (their data directories).
+chart.html (the run's sequence chart), logs/ (every subject's output) and
+data/ (their data directories).
 
 Templates: -broker takes {port} {dir}; -subscriber {port} {id} {topic} {qos}
 {dir}; -publisher also {msg}. The contract for external clients (docs/live.md):
@@ -176,6 +177,9 @@ func (e *env) cmdLive(args []string) int {
 	}
 	fmt.Fprint(e.stdout, rep.Summary())
 	fmt.Fprintf(e.stdout, "run directory %s\n", cfg.Dir)
+	if err == nil {
+		err = writeLiveChart(cfg.Dir, rep, f.replay(fs, cfg.Seed))
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "simrun live: writing the run directory: %v\n", err)
 	}

@@ -27,7 +27,7 @@ func liveRun(t *testing.T, args ...string) (result, string) {
 // wantRunDir checks the run directory holds every file of the contract.
 func wantRunDir(t *testing.T, dir string) {
 	t.Helper()
-	for _, f := range []string{"summary.txt", "violations.txt", "history.jsonl", "schedule.txt", "logs"} {
+	for _, f := range []string{"summary.txt", "violations.txt", "history.jsonl", "schedule.txt", "chart.html", "logs"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory lacks %s: %v", f, err)
 		}

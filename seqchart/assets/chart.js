@@ -34,8 +34,10 @@
   function esc(s) {
     return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   }
+  // times are shown from the first event (a live run's are wall-clock)
+  var T0 = D.tm.length ? D.tm[0] : 0;
   function fmtT(ns) {
-    var ms = ns / 1e6;
+    var ms = (ns - T0) / 1e6;
     if (Math.abs(ms) >= 1000) return (ms / 1000).toFixed(3) + ' s';
     return ms.toFixed(3) + ' ms';
   }
@@ -51,7 +53,7 @@
   tb.appendChild(el('h1', {}, D.title || 'mqttlab run'));
   var lost = D.packets.filter(function (p) { return p.r < 0; }).length;
   tb.appendChild(el('span', { 'class': 'stats' }, D.events + ' events \u00b7 ' + D.packets.length + ' packets (' + lost +
-    ' lost) \u00b7 ' + D.nodes.length + ' nodes \u00b7 ' + fmtT(D.end) + ' virtual'));
+    ' lost) \u00b7 ' + D.nodes.length + ' nodes \u00b7 ' + fmtT(D.end) + ' long'));
   top.appendChild(tb);
   var vbox = el('section', { id: 'violation' });
   top.appendChild(vbox);
@@ -140,11 +142,17 @@
     vbox.appendChild(ol);
     if (D.violations.length > 1) {
       var o = el('div', { 'class': 'others' }, D.violations.length + ' violations: ');
-      D.violations.forEach(function (w, k) {
+      var shown = S.allViolations ? D.violations.length : Math.min(D.violations.length, 12);
+      D.violations.slice(0, Math.max(shown, S.sel + 1)).forEach(function (w, k) {
         var a = el('a', { 'class': k === S.sel ? 'sel' : '' }, w.inv + ' @' + w.step);
         a.onclick = function () { S.sel = k; showViolation(); layout(); jumpTo(D.violations[k].step); };
         o.appendChild(a);
       });
+      if (shown < D.violations.length) {
+        var more = el('a', {}, '+' + (D.violations.length - shown) + ' more');
+        more.onclick = function () { S.allViolations = true; showViolation(); };
+        o.appendChild(more);
+      }
       vbox.appendChild(o);
     }
   }
