@@ -36,7 +36,7 @@ func appendAck(dst []byte, v Version, t Type, id uint16, reason ReasonCode, prop
 		return append(appendU16(append(dst, byte(t)<<4|flags, 3), id), byte(reason)), nil
 	}
 	pn := propsLen(props)
-	dst, err := appendHeader(dst, t, flags, 3+vbiLen(pn)+pn)
+	dst, err := appendHeader(v, dst, t, flags, 3+vbiLen(pn)+pn)
 	if err != nil {
 		return dst, err
 	}

@@ -89,10 +89,10 @@ func isNil(p Packet) bool {
 }
 
 // appendHeader appends the fixed header: type, flags and Remaining Length.
-func appendHeader(dst []byte, t Type, flags byte, remaining int) ([]byte, error) {
+func appendHeader(v Version, dst []byte, t Type, flags byte, remaining int) ([]byte, error) {
 	if remaining > maxRemaining {
 		// 3.1.1 §2.2.3 / 5.0 §1.5.5: Remaining Length at most 268,435,455.
-		return dst, refuse("§1.5.5", PacketTooLarge, t.String()+" longer than the maximum Remaining Length")
+		return dst, refuse(rule(v, "§2.2.3", "§1.5.5"), PacketTooLarge, t.String()+" longer than the maximum Remaining Length")
 	}
 	return appendVBI(append(dst, byte(t)<<4|flags), remaining), nil
 }
@@ -138,8 +138,10 @@ func DecodePublish(v Version, buf []byte, p *Publish) (int, error) {
 
 // header parses the fixed header at the front of buf. It returns hdr == 0
 // when buf ends inside it. It checks the type, the reserved flags and the
-// size limit, all of which are known before the body arrives.
-func header(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, hdr, total int, err error) {
+// size limit, all of which are known before the body arrives. fromClient
+// says the bytes are a Client's (the stream began with the version
+// unknown): it picks the rule an oversized packet breaks.
+func header(v Version, fromClient bool, buf []byte, maxPacketSize uint32) (t Type, flags byte, hdr, total int, err error) {
 	if len(buf) >= 2 && buf[1] < 0x80 && plainFirst[firstIndex(v)][buf[0]] {
 		// The usual packet: a first byte checkType accepts and a one-byte
 		// Remaining Length (always in its shortest form).
@@ -165,9 +167,9 @@ func header(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, hd
 		limit = MaxPacketSize
 	}
 	if int64(total) > limit {
-		// [MQTT-3.2.2-15] / 5.0 §3.1.2.11.4: a packet over the Maximum Packet Size
-		// is refused with 0x95 (checked from the header, before the body is read).
-		return 0, 0, 0, 0, refuse("MQTT-3.2.2-15", PacketTooLarge,
+		// A packet over the Maximum Packet Size is refused with 0x95 (checked
+		// from the header, before the body is read): see tooLargeRule.
+		return 0, 0, 0, 0, refuse(tooLargeRule(v, fromClient), PacketTooLarge,
 			t.String()+" of "+strconv.Itoa(total)+" bytes exceeds the maximum packet size "+strconv.FormatInt(limit, 10))
 	}
 	return t, flags, 1 + used, total, nil
@@ -205,7 +207,7 @@ func newPlainFirst() *[4][256]bool {
 
 // frame splits the first whole packet off buf.
 func frame(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, body []byte, n int, err error) {
-	t, flags, hdr, total, err := header(v, buf, maxPacketSize)
+	t, flags, hdr, total, err := header(v, v == 0, buf, maxPacketSize)
 	if err != nil {
 		return 0, 0, nil, 0, err
 	}
@@ -213,6 +215,24 @@ func frame(v Version, buf []byte, maxPacketSize uint32) (t Type, flags byte, bod
 		return 0, 0, nil, 0, ErrIncomplete
 	}
 	return t, flags, buf[hdr:total:total], total, nil
+}
+
+// tooLargeRule is the statement a packet over the receiver's maximum size
+// breaks. In 5.0 the sender broke the limit its peer announced: a Client's
+// packet [MQTT-3.2.2-15] (the CONNACK's Maximum Packet Size), a Server's
+// [MQTT-3.1.2-24] (the CONNECT's). 3.1.1 has no Maximum Packet Size, only
+// the Remaining Length's range (§2.2.3): a 3.1.1 packet, and one read
+// before the version is known (a CONNECT, sent before any limit was
+// announced), meets a limit of the receiver's own, under §2.2.3 as rule
+// reads a version not yet known.
+func tooLargeRule(v Version, fromClient bool) string {
+	switch {
+	case v != V5:
+		return "§2.2.3"
+	case !fromClient:
+		return "MQTT-3.1.2-24"
+	}
+	return "MQTT-3.2.2-15"
 }
 
 // checkType refuses reserved packet types, packets before CONNECT when the
@@ -305,8 +325,29 @@ func checkID(v Version, t Type, id uint16) error {
 
 // zeroID is checkID's refusal.
 func zeroID(v Version, t Type) error {
-	// [MQTT-2.3.1-1] / v5 [MQTT-2.2.1-3]: packet identifiers are non-zero.
-	return protocol(rule(v, "MQTT-2.3.1-1", "MQTT-2.2.1-3"), "packet identifier 0 in "+t.String())
+	return protocol(zeroIDRule(v, t), "packet identifier 0 in "+t.String())
+}
+
+// zeroIDRule is the statement a packet identifier 0 in a packet of type t
+// breaks. The acknowledgements carry the identifier of the packet they
+// acknowledge, which was non-zero.
+func zeroIDRule(v Version, t Type) string {
+	switch t {
+	case PUBACK, PUBREC, PUBREL:
+		// [MQTT-2.3.1-6] / v5 [MQTT-2.2.1-5]: the PUBLISH's identifier.
+		return rule(v, "MQTT-2.3.1-6", "MQTT-2.2.1-5")
+	case PUBCOMP:
+		// 3.1.1's [MQTT-2.3.1-6] names PUBACK, PUBREC and PUBREL only, so
+		// §2.3.1 (the identifier field); v5 [MQTT-2.2.1-5] names PUBCOMP.
+		return rule(v, "§2.3.1", "MQTT-2.2.1-5")
+	case SUBACK, UNSUBACK:
+		// [MQTT-2.3.1-7] / v5 [MQTT-2.2.1-6]: the SUBSCRIBE's or UNSUBSCRIBE's.
+		return rule(v, "MQTT-2.3.1-7", "MQTT-2.2.1-6")
+	}
+	// PUBLISH (QoS > 0), SUBSCRIBE, UNSUBSCRIBE: [MQTT-2.3.1-1] / v5
+	// [MQTT-2.2.1-3]. (A v5 Server's PUBLISH breaks [MQTT-2.2.1-4] instead:
+	// the codec does not know which side sent it.)
+	return rule(v, "MQTT-2.3.1-1", "MQTT-2.2.1-3")
 }
 
 // checkV5Only refuses a packet that does not exist in 3.1.1.

@@ -28,7 +28,7 @@ func appendConnack(dst []byte, v Version, c *Connack) ([]byte, error) {
 		pn = propsLen(&c.Props)
 		n += vbiLen(pn) + pn
 	}
-	dst, err := appendHeader(dst, CONNACK, 0, n)
+	dst, err := appendHeader(v, dst, CONNACK, 0, n)
 	if err != nil {
 		return dst, err
 	}

@@ -27,7 +27,7 @@ func checkConnect(v Version, c *Connect) error {
 			// [MQTT-3.1.2-14] / v5 [MQTT-3.1.2-12]: Will QoS MUST NOT be 3.
 			return malformed(rule(v, "MQTT-3.1.2-14", "MQTT-3.1.2-12"), "Will QoS is "+strconv.Itoa(int(w.QoS)))
 		}
-		// [MQTT-3.1.3-10] the Will Topic MUST be a UTF-8 string (and a Topic Name).
+		// [MQTT-3.1.3-10] / v5 [MQTT-3.1.3-11] the Will Topic MUST be a UTF-8 string (and a Topic Name).
 		if err := checkTopicNameString(v, w.Topic, "Will Topic"); err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ func checkConnect(v Version, c *Connect) error {
 		}
 	}
 	if c.HasUsername {
-		// [MQTT-3.1.3-11] the User Name MUST be a UTF-8 string.
+		// [MQTT-3.1.3-11] / v5 [MQTT-3.1.3-12] the User Name MUST be a UTF-8 string.
 		if err := checkUTF8String(v, c.Username, "User Name"); err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func appendConnect(dst []byte, v Version, c *Connect) ([]byte, error) {
 		flags |= flagPassword
 		n += 2 + len(c.Password)
 	}
-	dst, err := appendHeader(dst, CONNECT, 0, n)
+	dst, err := appendHeader(v, dst, CONNECT, 0, n)
 	if err != nil {
 		return dst, err
 	}
@@ -131,7 +131,7 @@ func checkConnectEncode(v Version, c *Connect) error {
 		return malformed(rule(v, "MQTT-3.1.2-20", "MQTT-3.1.2-18"), "Password set but HasPassword false")
 	}
 	for _, n := range [...]int{len(c.ClientID), len(c.Username), len(c.Password)} {
-		if err := checkLen(n, "CONNECT field"); err != nil {
+		if err := checkLen(v, n, "CONNECT field"); err != nil {
 			return err
 		}
 	}
@@ -139,7 +139,7 @@ func checkConnectEncode(v Version, c *Connect) error {
 		return err
 	}
 	if w := c.Will; w != nil {
-		if err := checkLen(max(len(w.Topic), len(w.Payload)), "Will field"); err != nil {
+		if err := checkLen(v, max(len(w.Topic), len(w.Payload)), "Will field"); err != nil {
 			return err
 		}
 		return checkPropsEncode(v, ctxWill, &w.Props)

@@ -26,6 +26,9 @@ type Decoder struct {
 	// dropped its bytes, Next returns it once the good ones are taken.
 	pending error
 	own     owned // the values re-filled for the frequent packet types
+	// fromClient says the stream is a Client's: it began with the version
+	// unknown (v == 0), so its first packet is a CONNECT.
+	fromClient bool
 	// checked is the version every fixed header in buf[off:scan] was
 	// checked under (mixedVersions when they differ): Next then skips
 	// checking them again while the version is still that one.
@@ -58,9 +61,11 @@ func propsClean(p *Properties) bool { return p.isEmpty() }
 // NewDecoder returns a stream decoder. v==0 means unknown: the first packet
 // must be CONNECT and its protocol level sets the version. maxPacketSize is
 // the largest packet accepted, fixed header included; 0 means the protocol
-// maximum (268,435,455 + 5 bytes).
+// maximum (268,435,455 + 5 bytes). A decoder that starts with v == 0
+// reads a Client's stream; one that starts knowing the version reads a
+// Server's (which only the rule an oversized packet cites depends on).
 func NewDecoder(v Version, maxPacketSize uint32) *Decoder {
-	return &Decoder{v: v, max: maxPacketSize}
+	return &Decoder{v: v, max: maxPacketSize, fromClient: v == 0}
 }
 
 // resetKeep is the largest buffer Reset keeps for the next stream: room for
@@ -75,7 +80,7 @@ func (d *Decoder) Reset(v Version, maxPacketSize uint32) {
 	if cap(buf) > resetKeep {
 		buf = nil
 	}
-	*d = Decoder{v: v, max: maxPacketSize, buf: buf}
+	*d = Decoder{v: v, max: maxPacketSize, buf: buf, fromClient: v == 0}
 }
 
 // Feed appends bytes received from the peer. It does not keep b. Packets
@@ -109,7 +114,7 @@ func (d *Decoder) checkHeaders() {
 			hdr, total = 2, 2+int(buf[1]) // header's fast path, inline
 		} else {
 			var err error
-			if _, _, hdr, total, err = header(v, buf, d.max); err != nil {
+			if _, _, hdr, total, err = header(v, d.fromClient, buf, d.max); err != nil {
 				d.pending = err
 				d.buf = d.buf[:d.scan]
 				if d.off == d.scan {

@@ -35,7 +35,7 @@ func appendReasonProps(dst []byte, t Type, reason ReasonCode, props *Properties,
 		return append(dst, byte(t)<<4, 1, byte(reason)), nil
 	}
 	pn := propsLen(props)
-	dst, err := appendHeader(dst, t, 0, 1+vbiLen(pn)+pn)
+	dst, err := appendHeader(V5, dst, t, 0, 1+vbiLen(pn)+pn)
 	if err != nil {
 		return dst, err
 	}

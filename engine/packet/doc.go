@@ -17,8 +17,13 @@
 // bytes in any chunking. Decoders are strict: every malformed-packet and
 // protocol-error rule of both standards that a codec can see is enforced, and
 // the returned *Error names the rule ([MQTT-x.y.z-n], or §x.y.z where the
-// standard has no id) and carries the v5 reason code the engine must answer
-// with. An *Error unwraps to ErrMalformed (0x81), ErrTooLarge (0x95) or
+// standard has no id; in the numbering of the version decoded, 3.1.1 and 5.0
+// number many rules differently) and carries the v5 reason code the engine
+// must answer with. RULES.md records the audit of these ids against both
+// standards' normative statements and each id it changed. An oversized
+// packet's rule depends on the sender's side: a Decoder that starts with the
+// version unknown reads a Client's stream, one that starts knowing it a
+// Server's. An *Error unwraps to ErrMalformed (0x81), ErrTooLarge (0x95) or
 // ErrProtocol (every other code), so callers can use errors.Is for the class
 // and errors.As for the code. The maximum packet size is enforced from the
 // fixed header, before the body is buffered, so memory stays bounded whatever

@@ -39,8 +39,8 @@ var refusals = []refusal{
 	{"v5 remaining length not shortest", V5, "C0 80 00", "MQTT-1.5.5-1", MalformedPacket, 0},
 	{"v4 topic past the data", V311, "30 02 0005", "§2.2.3", MalformedPacket, 0},
 	{"v5 packet id past the data", V5, "32 03 0001't'", "§2.1.4", MalformedPacket, 0},
-	{"v4 packet too large", V311, "30 FF FF FF 7F", "MQTT-3.2.2-15", PacketTooLarge, 1024},
-	{"v5 packet one byte too large", V5, "30 04 0001't' 00", "MQTT-3.2.2-15", PacketTooLarge, 5},
+	{"v4 packet too large", V311, "30 FF FF FF 7F", "§2.2.3", PacketTooLarge, 1024},
+	{"v5 packet one byte too large", V5, "30 04 0001't' 00", "MQTT-3.1.2-24", PacketTooLarge, 5},
 	{"first packet not CONNECT", 0, "C0 00", "MQTT-3.1.0-1", ProtocolError, 0},
 
 	// CONNECT.
@@ -82,7 +82,7 @@ var refusals = []refusal{
 	{"v4 CONNACK return code 6", V311, "20 02 00 06", "§3.2.2.3", ProtocolError, 0},
 	{"v4 CONNACK session present with error", V311, "20 02 01 05", "MQTT-3.2.2-4", ProtocolError, 0},
 	{"v5 CONNACK session present with error", V5, "20 03 01 80 00", "MQTT-3.2.2-6", ProtocolError, 0},
-	{"v5 CONNACK reason 0x10", V5, "20 03 00 10 00", "§3.2", ProtocolError, 0},
+	{"v5 CONNACK reason 0x10", V5, "20 03 00 10 00", "MQTT-3.2.2-8", ProtocolError, 0},
 	{"v4 CONNACK remaining length 3", V311, "20 03 00 00 00", "§3.2.1", MalformedPacket, 0},
 	{"v5 CONNACK Maximum QoS 2", V5, "20 05 00 00 02 24 02", "§3.2.2.3.4", ProtocolError, 0},
 	{"v5 CONNACK Retain Available 2", V5, "20 05 00 00 02 25 02", "§3.2.2.3.5", ProtocolError, 0},
@@ -107,7 +107,7 @@ var refusals = []refusal{
 	{"v5 PUBLISH Payload Format 2", V5, "30 06 0001't' 02 01 02", "§3.3.2.3.2", ProtocolError, 0},
 	{"v5 PUBLISH Payload Format twice", V5, "30 08 0001't' 04 01 00 01 00", "§2.2.2.2", ProtocolError, 0},
 	{"v5 PUBLISH Session Expiry", V5, "30 09 0001't' 05 11 00000001", "§2.2.2.2", MalformedPacket, 0},
-	{"v5 PUBLISH Subscription Identifier 0", V5, "30 06 0001't' 02 0B 00", "§3.8.2.1.2", ProtocolError, 0},
+	{"v5 PUBLISH Subscription Identifier 0", V5, "30 06 0001't' 02 0B 00", "§3.3.2.3.8", ProtocolError, 0},
 	{"v5 PUBLISH Response Topic wildcard", V5, "30 09 0001't' 05 08 0002'a#'", "MQTT-3.3.2-14", TopicNameInvalid, 0},
 	{"v5 PUBLISH Content Type invalid UTF-8", V5, "30 08 0001't' 04 03 0001 FF", "MQTT-1.5.4-1", MalformedPacket, 0},
 	{"v5 PUBLISH properties past the data", V5, "30 04 0001't' 05", "§2.1.4", MalformedPacket, 0},
@@ -117,13 +117,15 @@ var refusals = []refusal{
 	// PUBACK, PUBREC, PUBREL, PUBCOMP.
 	{"v4 PUBACK trailing byte", V311, "40 03 0001 00", "§3.4.1", MalformedPacket, 0},
 	{"v4 PUBREL trailing byte", V311, "62 03 0001 00", "§3.6.1", MalformedPacket, 0},
-	{"v4 PUBACK packet id 0", V311, "40 02 0000", "MQTT-2.3.1-1", ProtocolError, 0},
-	{"v5 PUBCOMP packet id 0", V5, "70 02 0000", "MQTT-2.2.1-3", ProtocolError, 0},
+	{"v4 PUBACK packet id 0", V311, "40 02 0000", "MQTT-2.3.1-6", ProtocolError, 0},
+	{"v4 PUBCOMP packet id 0", V311, "70 02 0000", "§2.3.1", ProtocolError, 0},
+	{"v5 PUBACK packet id 0", V5, "40 02 0000", "MQTT-2.2.1-5", ProtocolError, 0},
+	{"v5 PUBCOMP packet id 0", V5, "70 02 0000", "MQTT-2.2.1-5", ProtocolError, 0},
 	{"v4 PUBREC too short", V311, "50 01 00", "§3.5.1", MalformedPacket, 0},
-	{"v5 PUBACK reason 0x92", V5, "40 03 0001 92", "§3.4", ProtocolError, 0},
-	{"v5 PUBREC reason 0x04", V5, "50 03 0001 04", "§3.5", ProtocolError, 0},
-	{"v5 PUBREL reason 0x10", V5, "62 03 0001 10", "§3.6", ProtocolError, 0},
-	{"v5 PUBCOMP reason 0x80", V5, "70 03 0001 80", "§3.7", ProtocolError, 0},
+	{"v5 PUBACK reason 0x92", V5, "40 03 0001 92", "MQTT-3.4.2-1", ProtocolError, 0},
+	{"v5 PUBREC reason 0x04", V5, "50 03 0001 04", "MQTT-3.5.2-1", ProtocolError, 0},
+	{"v5 PUBREL reason 0x10", V5, "62 03 0001 10", "MQTT-3.6.2-1", ProtocolError, 0},
+	{"v5 PUBCOMP reason 0x80", V5, "70 03 0001 80", "MQTT-3.7.2-1", ProtocolError, 0},
 	{"v5 PUBACK Payload Format property", V5, "40 06 0001 00 02 01 01", "§2.2.2.2", MalformedPacket, 0},
 	{"v5 PUBACK Reason String twice", V5, "40 0C 0001 80 08 1F 0001'a' 1F 0001'b'", "§2.2.2.2", ProtocolError, 0},
 	{"v5 PUBACK trailing after properties", V5, "40 05 0001 00 00 00", "§2.1.4", MalformedPacket, 0},
@@ -154,10 +156,12 @@ var refusals = []refusal{
 
 	// SUBACK, UNSUBSCRIBE, UNSUBACK.
 	{"v4 SUBACK return code 3", V311, "90 03 0001 03", "MQTT-3.9.3-2", ProtocolError, 0},
-	{"v5 SUBACK reason 0x10", V5, "90 04 0001 00 10", "§3.9", ProtocolError, 0},
+	{"v5 SUBACK reason 0x10", V5, "90 04 0001 00 10", "MQTT-3.9.3-2", ProtocolError, 0},
 	{"v4 SUBACK no return codes", V311, "90 02 0001", "MQTT-3.8.4-5", ProtocolError, 0},
 	{"v5 SUBACK no reason codes", V5, "90 03 0001 00", "MQTT-3.8.4-6", ProtocolError, 0},
-	{"v4 SUBACK packet id 0", V311, "90 03 0000 00", "MQTT-2.3.1-1", ProtocolError, 0},
+	{"v4 SUBACK packet id 0", V311, "90 03 0000 00", "MQTT-2.3.1-7", ProtocolError, 0},
+	{"v5 SUBACK packet id 0", V5, "90 04 0000 00 00", "MQTT-2.2.1-6", ProtocolError, 0},
+	{"v4 UNSUBACK packet id 0", V311, "B0 02 0000", "MQTT-2.3.1-7", ProtocolError, 0},
 	{"v4 UNSUBSCRIBE no filters", V311, "A2 02 0001", "MQTT-3.10.3-2", ProtocolError, 0},
 	{"v5 UNSUBSCRIBE no filters", V5, "A2 03 0001 00", "MQTT-3.10.3-2", ProtocolError, 0},
 	{"v4 UNSUBSCRIBE # not last", V311, "A2 07 0001 0003'#/a'", "MQTT-4.7.1-2", TopicFilterInvalid, 0},
@@ -165,15 +169,15 @@ var refusals = []refusal{
 	{"v5 UNSUBSCRIBE Subscription Identifier", V5, "A2 08 0001 02 0B 01 0001'a'", "§2.2.2.2", MalformedPacket, 0},
 	{"v4 UNSUBACK trailing byte", V311, "B0 03 0001 00", "§3.11.1", MalformedPacket, 0},
 	{"v5 UNSUBACK no reason codes", V5, "B0 03 0001 00", "§3.11.3", ProtocolError, 0},
-	{"v5 UNSUBACK reason 0x92", V5, "B0 04 0001 00 92", "§3.11", ProtocolError, 0},
+	{"v5 UNSUBACK reason 0x92", V5, "B0 04 0001 00 92", "MQTT-3.11.3-2", ProtocolError, 0},
 
 	// PINGREQ, PINGRESP, DISCONNECT, AUTH.
 	{"v4 PINGREQ trailing byte", V311, "C0 01 00", "§3.12.1", MalformedPacket, 0},
 	{"v5 PINGRESP trailing byte", V5, "D0 01 00", "§3.13.1", MalformedPacket, 0},
 	{"v4 DISCONNECT trailing byte", V311, "E0 01 00", "§3.14.1", MalformedPacket, 0},
-	{"v5 DISCONNECT reason 0x92", V5, "E0 01 92", "§3.14", ProtocolError, 0},
+	{"v5 DISCONNECT reason 0x92", V5, "E0 01 92", "MQTT-3.14.2-1", ProtocolError, 0},
 	{"v5 DISCONNECT Topic Alias", V5, "E0 05 00 03 23 0001", "§2.2.2.2", MalformedPacket, 0},
-	{"v5 AUTH reason 0x01", V5, "F0 02 01 00", "§3.15", ProtocolError, 0},
+	{"v5 AUTH reason 0x01", V5, "F0 02 01 00", "MQTT-3.15.2-1", ProtocolError, 0},
 	{"v5 AUTH without Authentication Method", V5, "F0 02 18 00", "§3.15.2.2.2", ProtocolError, 0},
 	{"v5 AUTH without property length", V5, "F0 01 18", "§2.1.4", MalformedPacket, 0},
 	{"v5 AUTH Authentication Data without Method", V5, "F0 06 18 04 16 0001'd'", "§3.15.2.2.2", ProtocolError, 0},
@@ -193,6 +197,27 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("%s: after an error Next returned %v", tc.name, err2)
 		}
 	}
+}
+
+// TestTooLargeBySide: an oversized packet names the rule of its sender's
+// side. A decoder that starts with the version unknown reads a Client's
+// stream: a v5 Client's packet over the limit breaks [MQTT-3.2.2-15], its
+// CONNECT (sent before any limit was announced) only the receiver's own
+// limit (§2.2.3); a decoder that starts knowing v5 reads a Server's, whose
+// oversized packet breaks [MQTT-3.1.2-24] (TestRefusals).
+func TestTooLargeBySide(t *testing.T) {
+	connect := "10 0E " + c5 + " 02 003C 00 0001'c'"
+	d := NewDecoder(0, 20)
+	d.Feed(h(t, connect+" 30 14 0001't' 00 "+strings.Repeat("78", 16)))
+	if _, err := d.Next(); err != nil {
+		t.Fatalf("CONNECT: %v", err)
+	}
+	_, err := d.Next()
+	checkErr(t, "v5 Client's PUBLISH over the limit", err, "MQTT-3.2.2-15", PacketTooLarge)
+	d.Reset(0, 10)
+	d.Feed(h(t, connect))
+	_, err = d.Next()
+	checkErr(t, "CONNECT over the limit", err, "§2.2.3", PacketTooLarge)
 }
 
 // checkErr asserts err is an *Error naming rule, with reason, unwrapping to
@@ -243,7 +268,10 @@ var encodeRefusals = []encodeRefusal{
 	{"PUBLISH packet id 0", V311, &Publish{QoS: 1, Topic: b("t")}, "MQTT-2.3.1-1", ProtocolError},
 	{"v5 PUBLISH packet id 0", V5, &Publish{QoS: 2, Topic: b("t")}, "MQTT-2.2.1-3", ProtocolError},
 	{"PUBLISH QoS 0 with packet id", V311, &Publish{Topic: b("t"), PacketID: 3}, "MQTT-2.3.1-5", ProtocolError},
-	{"PUBLISH topic too long", V311, &Publish{Topic: make([]byte, 65536)}, "§1.5.4", MalformedPacket},
+	{"PUBLISH topic too long", V311, &Publish{Topic: make([]byte, 65536)}, "MQTT-4.7.3-3", MalformedPacket},
+	{"v4 CONNECT client id too long", V311, &Connect{ClientID: strings.Repeat("c", 65536)}, "§1.5.3", MalformedPacket},
+	{"v5 CONNECT client id too long", V5, &Connect{ClientID: strings.Repeat("c", 65536)}, "§1.5.4", MalformedPacket},
+	{"SUBSCRIBE filter too long", V5, &Subscribe{PacketID: 1, Subs: []Subscription{{Filter: strings.Repeat("c", 65536)}}}, "MQTT-4.7.3-3", MalformedPacket},
 	{"PUBLISH invalid UTF-8", V311, &Publish{Topic: []byte{0xFF}}, "MQTT-1.5.3-1", MalformedPacket},
 	{"v4 PUBLISH with properties", V311, &Publish{Topic: b("t"), Props: Properties{User: []UserProperty{{"a", "b"}}}}, "§2.2.2.2", ProtocolError},
 	{"v4 PUBLISH with stray property value", V311, &Publish{Topic: b("t"), Props: Properties{ContentType: "x"}}, "§2.2.2.2", ProtocolError},
@@ -267,8 +295,9 @@ var encodeRefusals = []encodeRefusal{
 	{"CONNACK session present with error", V5, &Connack{SessionPresent: true, Reason: NotAuthorized}, "MQTT-3.2.2-6", ProtocolError},
 	{"v5 CONNACK Maximum QoS 2", V5, &Connack{Props: Properties{Present: props(PropMaximumQoS), MaximumQoS: 2}}, "§3.2.2.3.4", ProtocolError},
 	{"v4 PUBACK with reason", V311, &Puback{PacketID: 1, Reason: NotAuthorized}, "§3.4", ProtocolError},
-	{"v5 PUBREL reason 0x80", V5, &Pubrel{PacketID: 1, Reason: UnspecifiedError}, "§3.6", ProtocolError},
-	{"PUBCOMP packet id 0", V311, &Pubcomp{}, "MQTT-2.3.1-1", ProtocolError},
+	{"v5 PUBREL reason 0x80", V5, &Pubrel{PacketID: 1, Reason: UnspecifiedError}, "MQTT-3.6.2-1", ProtocolError},
+	{"PUBCOMP packet id 0", V311, &Pubcomp{}, "§2.3.1", ProtocolError},
+	{"v5 PUBCOMP packet id 0", V5, &Pubcomp{}, "MQTT-2.2.1-5", ProtocolError},
 	{"SUBSCRIBE empty", V311, &Subscribe{PacketID: 1}, "MQTT-3.8.3-3", ProtocolError},
 	{"v4 SUBSCRIBE No Local", V311, &Subscribe{PacketID: 1, Subs: []Subscription{{Filter: "a", NoLocal: true}}}, "MQTT-3.8.3-4", MalformedPacket},
 	{"v5 SUBSCRIBE No Local shared", V5, &Subscribe{PacketID: 1, Subs: []Subscription{{Filter: "$share/g/a", NoLocal: true}}}, "MQTT-3.8.3-4", ProtocolError},
@@ -279,7 +308,7 @@ var encodeRefusals = []encodeRefusal{
 	{"UNSUBSCRIBE empty", V5, &Unsubscribe{PacketID: 1}, "MQTT-3.10.3-2", ProtocolError},
 	{"v4 UNSUBACK with reasons", V311, &Unsuback{PacketID: 1, Reasons: []ReasonCode{Success}}, "§3.11.3", ProtocolError},
 	{"v4 DISCONNECT with reason", V311, &Disconnect{Reason: DisconnectWithWill}, "§3.14", ProtocolError},
-	{"v5 DISCONNECT reason 0x92", V5, &Disconnect{Reason: PacketIdentifierNotFound}, "§3.14", ProtocolError},
+	{"v5 DISCONNECT reason 0x92", V5, &Disconnect{Reason: PacketIdentifierNotFound}, "MQTT-3.14.2-1", ProtocolError},
 	{"v4 AUTH", V311, &Auth{}, "§2.2.1", MalformedPacket},
 	{"v5 AUTH without method", V5, &Auth{Reason: ReAuthenticate}, "§3.15.2.2.2", ProtocolError},
 }

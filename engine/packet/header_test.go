@@ -40,7 +40,7 @@ func TestHeaderFastPath(t *testing.T) {
 			for _, rest := range seconds {
 				for _, max := range []uint32{0, 2, 3, 50, 129, 130, 1000} {
 					buf := append([]byte{byte(b)}, rest...)
-					gt, gf, gh, gn, gerr := header(v, buf, max)
+					gt, gf, gh, gn, gerr := header(v, v == 0, buf, max)
 					wt, wf, wh, wn, werr := slowHeader(v, buf, max)
 					if gt != wt || gf != wf || gh != wh || gn != wn || (gerr == nil) != (werr == nil) ||
 						(werr != nil && errors.Is(werr, ErrTooLarge) != errors.Is(gerr, ErrTooLarge)) {

@@ -253,8 +253,13 @@ func checkProps(ctx propCtx, p *Properties) error {
 	}
 	for _, id := range p.SubscriptionIDs {
 		if id == 0 || id > maxRemaining {
-			// 5.0 §3.3.2.3.8 / §3.8.2.1.2: Subscription Identifier 1..268,435,455; 0 is a Protocol Error.
-			return protocol("§3.8.2.1.2", "Subscription Identifier out of range 1..268435455")
+			// 5.0 §3.3.2.3.8 (PUBLISH) / §3.8.2.1.2 (SUBSCRIBE): Subscription
+			// Identifier 1..268,435,455; 0 is a Protocol Error.
+			sec := "§3.8.2.1.2"
+			if ctx == ctxPublish {
+				sec = "§3.3.2.3.8"
+			}
+			return protocol(sec, "Subscription Identifier out of range 1..268435455")
 		}
 	}
 	if ctx == ctxSubscribe && len(p.SubscriptionIDs) > 1 {
@@ -393,12 +398,12 @@ func checkPropsEncode(v Version, ctx propCtx, p *Properties) error {
 	for _, n := range [...]int{len(p.ContentType), len(p.ResponseTopic), len(p.CorrelationData),
 		len(p.AssignedClientID), len(p.AuthMethod), len(p.AuthData), len(p.ResponseInfo),
 		len(p.ServerReference), len(p.ReasonString)} {
-		if err := checkLen(n, "property"); err != nil {
+		if err := checkLen(V5, n, "property"); err != nil {
 			return err
 		}
 	}
 	for _, u := range p.User {
-		if err := checkLen(max(len(u.Key), len(u.Value)), "User Property"); err != nil {
+		if err := checkLen(V5, max(len(u.Key), len(u.Value)), "User Property"); err != nil {
 			return err
 		}
 	}

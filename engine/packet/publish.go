@@ -50,7 +50,7 @@ func checkPublishFlags(v Version, p *Publish) error {
 
 // appendPublish encodes PUBLISH.
 func appendPublish(dst []byte, v Version, p *Publish) ([]byte, error) {
-	if err := checkLen(len(p.Topic), "PUBLISH topic"); err != nil {
+	if err := checkTopicLen(len(p.Topic), "PUBLISH topic"); err != nil {
 		return dst, err
 	}
 	if err := checkPropsEncode(v, ctxPublish, &p.Props); err != nil {
@@ -77,7 +77,7 @@ func AppendPublishValid(dst []byte, v Version, p *Publish) ([]byte, error) {
 	if p == nil {
 		return dst, protocol("§2.1.2", "nil packet")
 	}
-	if err := checkLen(len(p.Topic), "PUBLISH topic"); err != nil {
+	if err := checkTopicLen(len(p.Topic), "PUBLISH topic"); err != nil {
 		return dst, err
 	}
 	if err := checkPublishFlags(v, p); err != nil {
@@ -110,7 +110,7 @@ func writePublish(dst []byte, v Version, p *Publish) ([]byte, error) {
 		dst = append(dst, byte(PUBLISH)<<4|flags, byte(n)) // a one-byte Remaining Length
 	} else {
 		var err error
-		if dst, err = appendHeader(dst, PUBLISH, flags, n); err != nil {
+		if dst, err = appendHeader(v, dst, PUBLISH, flags, n); err != nil {
 			return dst, err
 		}
 	}

@@ -39,12 +39,27 @@ var v311Reasons = [16]reasonSet{
 	SUBACK:  reasons(0x00, 0x01, 0x02, 0x80),
 }
 
+// v5ReasonRule is, per packet type, the 5.0 statement that its sender MUST
+// use one of the type's Reason Codes.
+var v5ReasonRule = [16]string{
+	CONNACK:    "MQTT-3.2.2-8",
+	PUBACK:     "MQTT-3.4.2-1",
+	PUBREC:     "MQTT-3.5.2-1",
+	PUBREL:     "MQTT-3.6.2-1",
+	PUBCOMP:    "MQTT-3.7.2-1",
+	SUBACK:     "MQTT-3.9.3-2",
+	UNSUBACK:   "MQTT-3.11.3-2",
+	DISCONNECT: "MQTT-3.14.2-1",
+	AUTH:       "MQTT-3.15.2-1",
+}
+
 // checkReason refuses a reason code the packet type does not define.
 func checkReason(v Version, t Type, c ReasonCode) error {
 	if v == V5 {
 		if !validReasons[t].has(c) {
-			// 5.0 §3.x reason code tables: other values are a Protocol Error.
-			return protocol("§3."+strconv.Itoa(int(t)), "reason code 0x"+strconv.FormatUint(uint64(c), 16)+" is not valid in "+t.String())
+			// The sender MUST use one of the packet type's Reason Codes
+			// (v5ReasonRule names the statement).
+			return protocol(v5ReasonRule[t], "reason code 0x"+strconv.FormatUint(uint64(c), 16)+" is not valid in "+t.String())
 		}
 		return nil
 	}

@@ -64,7 +64,7 @@ func appendCodes(dst []byte, v Version, t Type, id uint16, codes []ReasonCode, p
 		pn = propsLen(props)
 		n += vbiLen(pn) + pn
 	}
-	dst, err := appendHeader(dst, t, 0, n)
+	dst, err := appendHeader(v, dst, t, 0, n)
 	if err != nil {
 		return dst, err
 	}

@@ -31,7 +31,8 @@ func checkSubscription(v Version, s *Subscription) error {
 			return protocol("§3.8.3.1", "Retain Handling is "+strconv.Itoa(int(s.RetainHandling)))
 		}
 	}
-	// [MQTT-3.8.3-1] the Topic Filter MUST be a UTF-8 string; [MQTT-4.7.1-2] [MQTT-4.7.1-3] wildcards.
+	// [MQTT-3.8.3-1] the Topic Filter MUST be a UTF-8 string; wildcards: [MQTT-4.7.1-2]
+	// [MQTT-4.7.1-3] / v5 [MQTT-4.7.1-1] [MQTT-4.7.1-2] (checkFilter).
 	shared, err := checkFilter(v, s.Filter)
 	if err != nil {
 		return err
@@ -91,12 +92,12 @@ func appendSubscribe(dst []byte, v Version, p *Subscribe) ([]byte, error) {
 		n += vbiLen(pn) + pn
 	}
 	for i := range p.Subs {
-		if err := checkLen(len(p.Subs[i].Filter), "topic filter"); err != nil {
+		if err := checkTopicLen(len(p.Subs[i].Filter), "topic filter"); err != nil {
 			return dst, err
 		}
 		n += 3 + len(p.Subs[i].Filter)
 	}
-	dst, err := appendHeader(dst, SUBSCRIBE, 2, n) // [MQTT-3.8.1-1] flags 0010.
+	dst, err := appendHeader(v, dst, SUBSCRIBE, 2, n) // [MQTT-3.8.1-1] flags 0010.
 	if err != nil {
 		return dst, err
 	}
@@ -162,7 +163,7 @@ func checkUnsubscribe(v Version, p *Unsubscribe) error {
 		return protocol("MQTT-3.10.3-2", "UNSUBSCRIBE without topic filters")
 	}
 	for _, f := range p.Filters {
-		// [MQTT-3.10.3-1] Topic Filters MUST be UTF-8 strings; [MQTT-4.7.1-2] [MQTT-4.7.1-3].
+		// [MQTT-3.10.3-1] Topic Filters MUST be UTF-8 strings; wildcards as in SUBSCRIBE (checkFilter).
 		if _, err := checkFilter(v, f); err != nil {
 			return err
 		}
@@ -184,12 +185,12 @@ func appendUnsubscribe(dst []byte, v Version, p *Unsubscribe) ([]byte, error) {
 		n += vbiLen(pn) + pn
 	}
 	for _, f := range p.Filters {
-		if err := checkLen(len(f), "topic filter"); err != nil {
+		if err := checkTopicLen(len(f), "topic filter"); err != nil {
 			return dst, err
 		}
 		n += 2 + len(f)
 	}
-	dst, err := appendHeader(dst, UNSUBSCRIBE, 2, n) // [MQTT-3.10.1-1] flags 0010.
+	dst, err := appendHeader(v, dst, UNSUBSCRIBE, 2, n) // [MQTT-3.10.1-1] flags 0010.
 	if err != nil {
 		return dst, err
 	}

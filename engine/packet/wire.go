@@ -209,10 +209,19 @@ func checkUTF8String(v Version, s string, field string) error {
 }
 
 // checkLen refuses a string or binary field longer than a two-byte length can say.
-func checkLen(n int, field string) error {
+func checkLen(v Version, n int, field string) error {
 	if n > 65535 {
 		// 3.1.1 §1.5.3 / 5.0 §1.5.4 and §1.5.6: two-byte length prefix.
-		return malformed("§1.5.4", field+" longer than 65535 bytes")
+		return malformed(rule(v, "§1.5.3", "§1.5.4"), field+" longer than 65535 bytes")
+	}
+	return nil
+}
+
+// checkTopicLen refuses a Topic Name or Topic Filter longer than 65535 bytes.
+func checkTopicLen(n int, field string) error {
+	if n > 65535 {
+		// [MQTT-4.7.3-3] (both versions): they MUST NOT encode to more than 65,535 bytes.
+		return malformed("MQTT-4.7.3-3", field+" longer than 65535 bytes")
 	}
 	return nil
 }
