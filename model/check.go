@@ -45,7 +45,9 @@ var tracked = [...]struct {
 }
 
 // Check runs every selected invariant check over h and returns the
-// violations sorted by step (then invariant, node, reason), deterministically.
+// violations sorted by step (then invariant, node, reason),
+// deterministically, except that a violation another explains follows its
+// cause (Violation.ExplainedBy, explain.go).
 func Check(h History, opts Options) []Violation {
 	x := borrowIndex(&h)
 	vs := check(x, opts)
@@ -82,7 +84,7 @@ func check(x *index, opts Options) []Violation {
 		out = append(out, runTracked(x, tcs...)...)
 	}
 	sortViolations(out)
-	return out
+	return explain(x.h, out)
 }
 
 // CheckPromised returns only the violations of invariants that p promises

@@ -9,7 +9,10 @@
 // Subscribed, ...), faults (Crash, Restart, StateLost, Partition) and the
 // liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
 // and the live TCP recorder both produce it. Check runs the invariant
-// checks and returns Violations sorted by step (the index in History.Events),
+// checks and returns Violations sorted by step (the index in History.Events;
+// a violation that follows from an earlier one, a NoLoss after a broker's
+// wrong Session Present, comes right after that cause, ExplainedBy naming
+// it: explain.go),
 // each with the node at fault, a readable reason citing the spec ids, and
 // Events: the indexes of the events it rests on (the breach, and the first
 // send of a reused id, the Accepted of a lost message, the PUBREL a resend

@@ -182,6 +182,10 @@ type Violation struct {
 	// lost message, the PUBREL a resend follows). A chart or a report
 	// points at them; String does not print them.
 	Events []int
+	// ExplainedBy names the earlier violation this one follows from
+	// ("SessionPresent at step 12"), "" when none does (see explain.go):
+	// Check lists it right after its cause.
+	ExplainedBy string
 }
 
 // NewViolation returns the violation of inv shown at step, with Events

@@ -18,6 +18,8 @@ type violationJSON struct {
 	Node      string `json:"node"`
 	Reason    string `json:"reason"`
 	Events    []int  `json:"events,omitempty"`
+	// ExplainedBy names the earlier violation this one follows from.
+	ExplainedBy string `json:"explained_by,omitempty"`
 }
 
 // listedInText is how many items of a reason's long list (a stuck run's
@@ -91,7 +93,7 @@ type summary struct {
 func violationsJSON(vs []model.Violation) []violationJSON {
 	out := make([]violationJSON, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, violationJSON{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason, Events: v.Events})
+		out = append(out, violationJSON{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason, Events: v.Events, ExplainedBy: v.ExplainedBy})
 	}
 	return out
 }
@@ -188,6 +190,9 @@ func (v violationJSON) text() string {
 	s := fmt.Sprintf("%s at step %d%s: %s", v.Invariant, v.Step, on, sim.ShortReason(v.Reason, listedInText))
 	if len(v.Events) > 1 {
 		s += " (events " + stepsText(v.Events) + ")"
+	}
+	if v.ExplainedBy != "" {
+		s += " (explained by " + v.ExplainedBy + ")"
 	}
 	return s
 }
