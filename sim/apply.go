@@ -52,6 +52,8 @@ func (w *World) Apply(op Op) error {
 		}
 	case OpLoseQoS2:
 		w.loseQoS2(n)
+	case OpReset:
+		w.resetClient(n)
 	default:
 		w.applyClient(n, op)
 	}
@@ -61,7 +63,7 @@ func (w *World) Apply(op Op) error {
 // clientOnly reports whether an op kind needs a client.
 func clientOnly(k OpKind) bool {
 	switch k {
-	case OpConnect, OpSubscribe, OpUnsubscribe, OpPublish, OpDisconnect, OpPartition, OpHeal, OpSlow, OpLoseQoS2:
+	case OpConnect, OpSubscribe, OpUnsubscribe, OpPublish, OpDisconnect, OpPartition, OpHeal, OpSlow, OpLoseQoS2, OpReset:
 		return true
 	}
 	return false
@@ -156,4 +158,12 @@ func (w *World) loseQoS2(n *node) {
 	dropped := n.disk.Drop(isIncomingQoS2Key)
 	w.log.add(hrec{kind: model.StateLost, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(fmt.Sprintf("incoming QoS2 state lost (%d records)", dropped))})
 	w.restart(n)
+}
+
+// resetClient resets client n's connection, if it has one that is still
+// open (as the network's reset fault does to the connection of a packet).
+func (w *World) resetClient(n *node) {
+	if c := w.getConn(n.app.conn); c != nil && !c.reset && !c.blackhole {
+		w.reset(c)
+	}
 }

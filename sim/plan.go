@@ -32,13 +32,17 @@ const (
 	OpLoseQoS2                      // lose-qos2 s1 (reboot losing incoming QoS2 state)
 	OpAdvance                       // advance 500ms
 	OpNode                          // node s1 v=4 expiry=10 rm=2 ... (declares a client, or configures the broker; see NodeConfig)
+	OpReset                         // reset p1 (the client's connection is reset now, as by the network's reset fault)
 )
+
+// lastOpKind is the last op kind.
+const lastOpKind = OpReset
 
 var opNames = [...]string{
 	OpConnect: "connect", OpSubscribe: "subscribe", OpUnsubscribe: "unsubscribe",
 	OpPublish: "publish", OpDisconnect: "disconnect", OpCrash: "crash",
 	OpRestart: "restart", OpStop: "stop", OpPartition: "partition", OpHeal: "heal",
-	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance", OpNode: "node",
+	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance", OpNode: "node", OpReset: "reset",
 }
 
 // String returns the kind's text form.

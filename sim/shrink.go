@@ -135,9 +135,10 @@ type shrinker struct {
 	// plan's seed is tried with reseedTries other seeds too.
 	reseed bool
 	// crashes are the best plan's crashes at random crash points, with
-	// their restarts, as plan ops at their virtual times.
-	crashes []timedOp
-	seen    map[uint64]bool // candidates already run (by the hash of their text)
+	// their restarts, and resets its random connection resets, as plan ops
+	// at their virtual times.
+	crashes, resets []timedOp
+	seen            map[uint64]bool // candidates already run (by the hash of their text)
 }
 
 // start runs the original plan and fixes the target.
@@ -160,7 +161,7 @@ func (s *shrinker) start(cfg Config, plan Plan) error {
 		return fmt.Errorf("%w: no %s violation", ErrNotFailing, s.target)
 	}
 	s.viol = v
-	s.crashes = randomCrashes(r.History())
+	s.crashes, s.resets = randomFaults(r.History(), plannedResets(plan.Ops))
 	s.seen[s.key(cfg, plan.Ops)] = true
 	return nil
 }
@@ -208,7 +209,7 @@ func (s *shrinker) try(cfg Config, ops []Op) bool {
 		var v model.Violation
 		if v, ok = s.find(s.opts.Judge(r)); ok {
 			s.cfg, s.ops, s.viol = cfg, ops, v
-			s.crashes = randomCrashes(r.History())
+			s.crashes, s.resets = randomFaults(r.History(), plannedResets(ops))
 			s.accepted++
 		}
 	}
@@ -228,43 +229,59 @@ func (s *shrinker) result() Shrunk {
 }
 
 // ValidatePlan checks that every op of plan can run in cfg's scenario: a
-// known node (the broker only for crash, restart and stop), the arguments
-// its kind needs, QoS at most 2, no negative duration, and each published
+// known node (a client of the scenario or one a node op declared before;
+// the broker only for crash, restart, stop and node, and a node op for the
+// broker before any connect), no client declared twice, the arguments its
+// kind needs, QoS at most 2, no negative duration, and each published
 // message id used once. Errors wrap ErrPlan and name the op.
 func ValidatePlan(cfg Config, plan Plan) error {
 	scen, err := ScenarioByName(cfg.Scenario)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	msgs := map[string]bool{}
+	v := planCheck{scen: scen, msgs: map[string]bool{}, declared: map[string]bool{}}
+	for _, c := range scen.Clients {
+		v.declared[c] = true
+	}
 	for i, op := range plan.Ops {
-		if err := validateOp(scen, op, msgs); err != nil {
+		if err := v.op(op); err != nil {
 			return fmt.Errorf("%w: op %d (%s): %v", ErrPlan, i+1, op, err)
 		}
 	}
 	return nil
 }
 
-// validateOp checks one op; msgs holds the message ids published before it.
-func validateOp(scen Scenario, op Op, msgs map[string]bool) error {
-	if op.Kind < OpConnect || op.Kind > OpAdvance {
+// planCheck is ValidatePlan's state: the message ids published and the
+// clients known so far, and whether a client connected yet.
+type planCheck struct {
+	scen      Scenario
+	msgs      map[string]bool
+	declared  map[string]bool
+	connected bool
+}
+
+// op checks one op and notes what it declares or publishes.
+func (v *planCheck) op(op Op) error {
+	if op.Kind < OpConnect || op.Kind > lastOpKind {
 		return errors.New("unknown op kind")
 	}
 	if op.D < 0 {
 		return errors.New("negative duration")
 	}
-	if op.Kind == OpAdvance {
+	switch {
+	case op.Kind == OpAdvance:
 		if op.Node != "" {
 			return errors.New("advance names no node")
 		}
 		return nil
-	}
-	if op.Node == BrokerName {
+	case op.Kind == OpNode:
+		return v.node(op)
+	case op.Node == BrokerName:
 		if clientOnly(op.Kind) {
 			return errors.New("acts on a client, not the broker")
 		}
-	} else if !slices.Contains(scen.Clients, op.Node) {
-		return fmt.Errorf("no node %q in scenario %s", op.Node, scen.Name)
+	case !v.declared[op.Node]:
+		return fmt.Errorf("no node %q in scenario %s or declared before", op.Node, v.scen.Name)
 	}
 	if op.QoS > 2 {
 		return fmt.Errorf("qos %d is not 0, 1 or 2", op.QoS)
@@ -272,12 +289,35 @@ func validateOp(scen Scenario, op Op, msgs map[string]bool) error {
 	if err := op.validate(); err != nil {
 		return err
 	}
+	v.connected = v.connected || op.Kind == OpConnect
 	if op.Kind == OpPublish {
-		if msgs[op.Msg] {
+		if v.msgs[op.Msg] {
 			return fmt.Errorf("message id %q published twice", op.Msg)
 		}
-		msgs[op.Msg] = true
+		v.msgs[op.Msg] = true
 	}
+	return nil
+}
+
+// node checks a node op: the broker's before any connect, a client's
+// once.
+func (v *planCheck) node(op Op) error {
+	if op.Cfg == nil {
+		return errors.New("node op without its configuration")
+	}
+	if err := op.validate(); err != nil {
+		return err
+	}
+	if op.Node == BrokerName {
+		if v.connected {
+			return errors.New("node broker must come before any connect")
+		}
+		return nil
+	}
+	if v.declared[op.Node] {
+		return fmt.Errorf("node %s declared twice (or a client of scenario %s)", op.Node, v.scen.Name)
+	}
+	v.declared[op.Node] = true
 	return nil
 }
 

@@ -15,7 +15,7 @@ func (s *shrinker) round() {
 		name string
 		run  func()
 	}{
-		{"pin-crashes", s.pinCrashes},
+		{"pin-faults", s.pinFaults},
 		{"delete", s.deleteChunks},
 		{"delete-node", s.deleteNodes},
 		{"delete-kind", s.deleteKinds},
@@ -121,16 +121,28 @@ func (s *shrinker) deleteChunks() {
 
 // deleteNodes deletes every op of one node, for each node in turn.
 func (s *shrinker) deleteNodes() {
-	for _, name := range append([]string{BrokerName}, s.scen.Clients...) {
+	for _, name := range s.nodeNames() {
 		if ops, dropped := filtered(s.ops, func(o Op) bool { return o.Node != name }); dropped {
 			s.tryDelete(ops)
 		}
 	}
 }
 
+// nodeNames returns the broker, the scenario's clients and the clients the
+// best plan's node ops declare, in that order.
+func (s *shrinker) nodeNames() []string {
+	names := append([]string{BrokerName}, s.scen.Clients...)
+	for _, op := range s.ops {
+		if op.Kind == OpNode && !slices.Contains(names, op.Node) {
+			names = append(names, op.Node)
+		}
+	}
+	return names
+}
+
 // deleteKinds deletes every op of one kind, for each kind in turn.
 func (s *shrinker) deleteKinds() {
-	for k := OpConnect; k <= OpAdvance; k++ {
+	for k := OpConnect; k <= lastOpKind; k++ {
 		if ops, dropped := filtered(s.ops, func(o Op) bool { return o.Kind != k }); dropped {
 			s.tryDelete(ops)
 		}
@@ -225,8 +237,9 @@ func (s *shrinker) simplifyOps() {
 }
 
 // simpler returns the simplifications of op, simplest first: QoS 0 then one
-// level lower, no retain, no clean start, durations rounded down to a
-// whole millisecond or second and halved.
+// level lower, no retain, no clean start, no option flags, retain handling
+// 0, no message expiry, no payload padding (then half of it), durations
+// rounded down to a whole millisecond or second and halved.
 func simpler(op Op) []Op {
 	var out []Op
 	with := func(f func(o *Op)) {
@@ -245,6 +258,18 @@ func simpler(op Op) []Op {
 		if op.Retain {
 			with(func(o *Op) { o.Retain = false })
 		}
+		if op.RH != 0 {
+			with(func(o *Op) { o.RH = 0 })
+		}
+		if op.Kind == OpPublish && op.D != 0 {
+			with(func(o *Op) { o.D = 0 })
+		}
+		if op.Pad != 0 {
+			with(func(o *Op) { o.Pad = 0 })
+		}
+		if op.Pad > 1 {
+			with(func(o *Op) { o.Pad /= 2 })
+		}
 	case OpConnect:
 		if op.Clean {
 			with(func(o *Op) { o.Clean = false })
@@ -252,6 +277,11 @@ func simpler(op Op) []Op {
 	case OpAdvance, OpSlow:
 		for _, d := range shorter(op.D) {
 			with(func(o *Op) { o.D = d })
+		}
+	}
+	for f := OpFlags(1); f != 0 && op.Flags >= f; f <<= 1 {
+		if op.Flags&f != 0 {
+			with(func(o *Op) { o.Flags &^= f })
 		}
 	}
 	return out

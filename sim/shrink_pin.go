@@ -14,26 +14,51 @@ type timedOp struct {
 	op Op
 }
 
-// randomCrashes returns the crashes of h at crash points (random or
-// exhaustive mode; not the plan's own crashes, stops or state losses) as
-// crash ops at their times, each followed by a restart op at the node's next
-// restart when that came before the liveness phase (which restarts every
-// node anyway). Sorted by time.
-func randomCrashes(h model.History) []timedOp {
-	var out []timedOp
+// randomFaults returns the faults of h that its run drew at random, as plan
+// ops at their times, sorted by time: crashes at crash points (random or
+// exhaustive mode; not the plan's own crashes, stops or state losses), each
+// followed by a restart op at the node's next restart when that came before
+// the liveness phase (which restarts every node anyway), and connection
+// resets (not those of the plan's own reset ops, planned).
+func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []timedOp) {
 	for i, e := range h.Events {
 		if e.Kind == model.LivenessStart {
 			break
 		}
-		if e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop {
-			continue
-		}
-		out = append(out, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node}})
-		if at, ok := nextRestart(h.Events[i+1:], e.Node); ok {
-			out = append(out, timedOp{at: at, op: Op{Kind: OpRestart, Node: e.Node}})
+		switch {
+		case e.Kind == model.Cut && e.Reason == "reset":
+			r := timedOp{at: engine.Time(e.Time), op: Op{Kind: OpReset, Node: e.Node}}
+			if planned[r] > 0 {
+				planned[r]--
+				continue
+			}
+			resets = append(resets, r)
+		case e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop:
+		default:
+			crashes = append(crashes, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node}})
+			if at, ok := nextRestart(h.Events[i+1:], e.Node); ok {
+				crashes = append(crashes, timedOp{at: at, op: Op{Kind: OpRestart, Node: e.Node}})
+			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b timedOp) int { return cmp.Compare(a.at, b.at) })
+	byTime := func(a, b timedOp) int { return cmp.Compare(a.at, b.at) }
+	slices.SortStableFunc(crashes, byTime)
+	slices.SortStableFunc(resets, byTime)
+	return crashes, resets
+}
+
+// plannedResets counts the reset ops of a plan by time and node.
+func plannedResets(ops []Op) map[timedOp]int {
+	out := map[timedOp]int{}
+	var now engine.Time
+	for _, op := range ops {
+		switch op.Kind {
+		case OpAdvance:
+			now += engine.Time(op.D)
+		case OpReset:
+			out[timedOp{at: now, op: op}]++
+		}
+	}
 	return out
 }
 
@@ -83,35 +108,78 @@ func insertTimed(ops []Op, ins []timedOp) []Op {
 	return out
 }
 
-// pinCrashes replaces the random crashes of the best plan's run by plan
-// ops: a crash op where each crash point fired (and a restart op where the
-// node came back), with crash points off (no crash-point probability, no
-// exhaustive crash). All crashes at once first, then each alone. Random
-// crash points make a failure fragile: deleting any earlier op shifts the
-// draws and the crash lands elsewhere; a crash op stays where it is, and
-// the deletions after it remove whatever the failure does not need.
-func (s *shrinker) pinCrashes() {
-	if len(s.crashes) == 0 {
+// maxPinned is how many random faults of each kind pinFaults also tries
+// one at a time.
+const maxPinned = 6
+
+// pinFaults replaces random faults of the best plan's run by plan ops: a
+// crash op where a crash point fired (and a restart op where the node came
+// back), a reset op where a connection was reset, with that kind of random
+// fault off (crash-point probability zero, no exhaustive crash; reset
+// probability zero). It tries every fault at once, the crashes alone, the
+// resets alone, then each of the first few alone. Random faults make a
+// failure fragile: deleting any earlier op shifts the draws and the fault
+// lands elsewhere; a plan op stays where it is, and the deletions after it
+// remove whatever the failure does not need.
+func (s *shrinker) pinFaults() {
+	crashes, resets := s.crashes, s.resets
+	if len(crashes)+len(resets) == 0 {
 		return
 	}
-	cfg := s.cfg
-	p := s.resolvedProfile()
-	p.CrashPointPPM = 0
-	cfg.Custom, cfg.Crash = &p, CrashMode{}
-	crashes := s.crashes
-	if s.tryReroll(cfg, insertTimed(s.ops, crashes)) || len(crashes) <= 2 {
-		return
+	cands := [][2][]timedOp{{crashes, resets}}
+	if len(crashes) > 0 && len(resets) > 0 {
+		cands = append(cands, [2][]timedOp{crashes, nil}, [2][]timedOp{nil, resets})
 	}
-	for i, c := range crashes {
-		if c.op.Kind != OpCrash {
-			continue
-		}
-		one := []timedOp{c}
-		if i+1 < len(crashes) && crashes[i+1].op.Kind == OpRestart && crashes[i+1].op.Node == c.op.Node {
-			one = append(one, crashes[i+1])
-		}
-		if s.tryReroll(cfg, insertTimed(s.ops, one)) {
+	for _, one := range singles(crashes) {
+		cands = append(cands, [2][]timedOp{one, nil})
+	}
+	for _, one := range singles(resets) {
+		cands = append(cands, [2][]timedOp{nil, one})
+	}
+	for _, c := range cands {
+		if s.tryPinned(c[0], c[1]) {
 			return
 		}
 	}
+}
+
+// singles returns the first maxPinned faults of ops one by one (a crash
+// with its restart), when there is more than one.
+func singles(ops []timedOp) [][]timedOp {
+	var out [][]timedOp
+	for i, c := range ops {
+		if c.op.Kind == OpRestart || len(out) == maxPinned {
+			continue
+		}
+		one := []timedOp{c}
+		for _, r := range ops[i+1:] {
+			if r.op.Kind == OpRestart && r.op.Node == c.op.Node {
+				one = append(one, r)
+				break
+			}
+		}
+		out = append(out, one)
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// tryPinned tries the best plan with the given crashes and resets as plan
+// ops, the random faults of each kind pinned turned off.
+func (s *shrinker) tryPinned(crashes, resets []timedOp) bool {
+	cfg := s.cfg
+	p := s.resolvedProfile()
+	if len(crashes) > 0 {
+		p.CrashPointPPM = 0
+		cfg.Crash = CrashMode{}
+	}
+	if len(resets) > 0 {
+		p.ResetPPM = 0
+	}
+	cfg.Custom = &p
+	ins := append(slices.Clone(crashes), resets...)
+	slices.SortStableFunc(ins, func(a, b timedOp) int { return cmp.Compare(a.at, b.at) })
+	return s.tryReroll(cfg, insertTimed(s.ops, ins))
 }

@@ -205,22 +205,69 @@ func TestShrinkCanaryOtherInvariant(t *testing.T) {
 	}
 }
 
-// TestShrinkPinsCrashes: the first candidate of a failure that needs a
-// crash at a random crash point (the broker's, under broker-periodic) is the
-// run with that crash as a plan op (and its restart), crash points off; it
-// fails the same way and is accepted.
-func TestShrinkPinsCrashes(t *testing.T) {
-	cfg, plan := presetSeed(t, "broker-periodic", 351)
-	s, err := Shrink(cfg, plan, ShrinkOptions{Judge: specJudge, MaxRuns: 1})
+// TestShrinkPinsFaults: the first candidate of a failure that needs random
+// faults is the run with them as plan ops, that kind of random fault off;
+// it fails the same way and is accepted. Under broker-periodic, seed 351
+// needs the broker's crash at a random crash point (pinned as a crash and a
+// restart op); under legacy-retransmit, seed 522 needs a random connection
+// reset (pinned as a reset op).
+func TestShrinkPinsFaults(t *testing.T) {
+	cases := []struct {
+		preset string
+		seed   uint64
+		inv    model.Invariant
+		op     string
+	}{
+		{"broker-periodic", 351, model.PacketIDUnique, "\ncrash broker\n"},
+		{"legacy-retransmit", 522, model.NoLoss, "\nreset p1\n"},
+	}
+	for _, c := range cases {
+		cfg, plan := presetSeed(t, c.preset, c.seed)
+		s, err := Shrink(cfg, plan, ShrinkOptions{Judge: specJudge, MaxRuns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkShrunk(s, c.inv, len(plan.Ops)+20, specJudge); err != nil {
+			t.Fatalf("%s %d: %v\n%s", c.preset, c.seed, err, s.Plan)
+		}
+		text := s.Plan.String()
+		if s.Accepted != 1 || s.Config.Custom == nil || s.Config.Custom.CrashPointPPM != 0 || s.Config.Custom.ResetPPM != 0 || !strings.Contains(text, c.op) {
+			t.Errorf("%s %d: faults not pinned (accepted %d):\n%s", c.preset, c.seed, s.Accepted, text)
+		}
+	}
+}
+
+// TestResetOp: a reset op resets the client's connection as the network's
+// reset fault does (a Cut event, both sides closed), and the client
+// reconnects; it parses and prints, and names a client only.
+func TestResetOp(t *testing.T) {
+	op, err := ParseOp("reset p1")
+	if err != nil || op != (Op{Kind: OpReset, Node: "p1"}) || op.String() != "reset p1" {
+		t.Fatalf("ParseOp: %+v %v", op, err)
+	}
+	w, err := New(Config{Seed: 1, Scenario: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkShrunk(s, model.PacketIDUnique, len(plan.Ops)+4, specJudge); err != nil {
-		t.Fatalf("%v\n%s", err, s.Plan)
+	for _, op := range []Op{{Kind: OpConnect, Node: "p1"}, {Kind: OpAdvance, D: 100 * ms}, {Kind: OpReset, Node: "p1"}, {Kind: OpAdvance, D: 3 * engine.Second}} {
+		if err := w.Apply(op); err != nil {
+			t.Fatal(err)
+		}
 	}
-	text := s.Plan.String()
-	if s.Accepted != 1 || s.Config.Custom == nil || s.Config.Custom.CrashPointPPM != 0 || !strings.Contains(text, "\ncrash broker\n") || !strings.Contains(text, "\nrestart broker\n") {
-		t.Errorf("crash not pinned (accepted %d):\n%s", s.Accepted, text)
+	var cuts, connected int
+	for _, e := range w.History().Events {
+		switch {
+		case e.Kind == model.Cut && e.Node == "p1" && e.Reason == "reset":
+			cuts++
+		case e.Kind == model.Connected && e.Node == "p1":
+			connected++
+		}
+	}
+	if cuts != 1 || connected != 2 {
+		t.Errorf("%d cuts, %d connects, want 1 and 2", cuts, connected)
+	}
+	if err := w.Apply(Op{Kind: OpReset, Node: BrokerName}); !errors.Is(err, ErrPlan) {
+		t.Errorf("reset broker: %v, want ErrPlan", err)
 	}
 }
 
@@ -280,6 +327,12 @@ func TestValidatePlan(t *testing.T) {
 		{"publish without msg", []Op{{Kind: OpPublish, Node: "p1", Topic: "t"}}, "msg="},
 		{"message twice", []Op{{Kind: OpPublish, Node: "p1", Topic: "t", Msg: "m"}, {Kind: OpPublish, Node: "p1", Topic: "t", Msg: "m"}}, "published twice"},
 		{"unknown kind", []Op{{Kind: 99, Node: "p1"}}, "unknown op kind"},
+		{"declared client", []Op{{Kind: OpNode, Node: "c7", Cfg: &NodeConfig{}}, {Kind: OpConnect, Node: "c7"}}, ""},
+		{"client before its node op", []Op{{Kind: OpConnect, Node: "c7"}, {Kind: OpNode, Node: "c7", Cfg: &NodeConfig{}}}, `no node "c7"`},
+		{"client declared twice", []Op{{Kind: OpNode, Node: "c7", Cfg: &NodeConfig{}}, {Kind: OpNode, Node: "c7", Cfg: &NodeConfig{}}}, "declared twice"},
+		{"scenario client declared", []Op{{Kind: OpNode, Node: "p1", Cfg: &NodeConfig{}}}, "declared twice"},
+		{"broker node after a connect", []Op{{Kind: OpConnect, Node: "p1"}, {Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{}}}, "before any connect"},
+		{"node op without config", []Op{{Kind: OpNode, Node: "c7"}}, "without its configuration"},
 	}
 	for _, c := range cases {
 		err := ValidatePlan(cfg, Plan{Ops: c.ops})

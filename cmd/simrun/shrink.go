@@ -26,8 +26,11 @@ type shrinkJob struct {
 	judge   judge
 	budget  int           // candidate runs, 0: no bound
 	timeout time.Duration // 0: no bound
-	html    string        // -html: write the shrunk run's sequence chart here
-	ctx     context.Context
+	// cpu makes timeout a bound on the process's CPU time rather than wall
+	// time (shrink -bench, which runs one shrink at a time).
+	cpu  bool
+	html string // -html: write the shrunk run's sequence chart here
+	ctx  context.Context
 	// progress, if set, sees each candidate run.
 	progress func(sim.ShrinkProgress)
 }
@@ -35,33 +38,36 @@ type shrinkJob struct {
 // shrunkPlan is a finished shrink.
 type shrunkPlan struct {
 	sim.Shrunk
-	took        time.Duration
-	interrupted bool // the context was cancelled (Ctrl-C)
-	timedOut    bool // the timeout ended it
+	took        time.Duration // wall time
+	cpu         time.Duration // CPU time of the process meanwhile
+	interrupted bool          // the context was cancelled (Ctrl-C)
+	timedOut    bool          // the timeout ended it
 }
 
 // runShrink shrinks job's plan while it still violates the invariant of
 // its first violation under job.judge, until no single change keeps the
 // failure or a bound (budget, timeout, cancelled context) stops it.
 func runShrink(job shrinkJob) (shrunkPlan, error) {
-	began := time.Now()
-	var deadline time.Time
-	if job.timeout > 0 {
-		deadline = began.Add(job.timeout)
-	}
+	began, cpuBegan := time.Now(), cpuTime()
 	var out shrunkPlan
+	over := func() bool {
+		if job.cpu {
+			return cpuTime()-cpuBegan > job.timeout
+		}
+		return time.Since(began) > job.timeout
+	}
 	opts := sim.ShrinkOptions{
 		Judge:   func(r sim.Result) []model.Violation { return job.judge.judgeRun(r, false).violations },
 		MaxRuns: job.budget,
 		Stop: func() bool {
 			out.interrupted = job.ctx.Err() != nil
-			out.timedOut = !deadline.IsZero() && time.Now().After(deadline)
+			out.timedOut = job.timeout > 0 && over()
 			return out.interrupted || out.timedOut
 		},
 		Progress: job.progress,
 	}
 	s, err := sim.Shrink(job.cfg, job.plan, opts)
-	out.Shrunk, out.took = s, time.Since(began)
+	out.Shrunk, out.took, out.cpu = s, time.Since(began), cpuTime()-cpuBegan
 	return out, err
 }
 
@@ -110,13 +116,14 @@ func minPlanPath(path string) string {
 func (e *env) cmdShrink(args []string) int {
 	fs := e.newFlagSet("shrink", "FILE | -seed N [world flags] [flags] | -bench [flags]",
 		"Shrinks a failing run (a plan file, or a seed of a world) to a small plan that still\n"+
-			"violates the same invariant: deletes ops (halving chunks, then single ops, a node's or a\n"+
-			"kind's ops, a fault with its repair), merges advances, simplifies arguments (QoS, retain,\n"+
-			"clean start, durations, message ids) and the fault profile, in rounds until no single\n"+
-			"change keeps the failure. Every candidate is a real run; the same input gives the same\n"+
-			"plan. Writes the plan file (first line '# shrunk from N ops to M ops in D') and prints\n"+
-			"its replay command; progress goes to stderr. Ctrl-C, -timeout or -budget end it with\n"+
-			"the smallest failing plan found so far.\n"+
+			"violates the same invariant: pins random crashes and resets as plan ops, deletes ops\n"+
+			"(halving chunks, then single ops, a node's or a kind's ops, a fault with its repair),\n"+
+			"merges advances, simplifies arguments (QoS, retain, clean start, durations, message\n"+
+			"ids) and the fault profile, in rounds until no single change keeps the failure. Every\n"+
+			"candidate is a real run; the same input gives the same plan. Writes the plan file\n"+
+			"(first line '# shrunk from N ops to M ops in D') and prints its replay command;\n"+
+			"progress goes to stderr. Ctrl-C, -timeout or -budget end it with the smallest failing\n"+
+			"plan found so far.\n"+
 			"With -bench, measures the shrinker over the failing seeds of a campaign per preset.")
 	seed := fs.Uint64("seed", 0, "shrink this seed of the world the flags choose (instead of a plan FILE)")
 	out := fs.String("o", "", "write the shrunk plan to `FILE` (default: FILE with .min.plan, or out/shrink/seed-N.min.plan)")

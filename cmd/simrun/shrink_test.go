@@ -94,7 +94,7 @@ func TestShrinkInterrupted(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	e := &env{stdout: &stdout, stderr: &stderr, ctx: ctx,
 		afterShrinkRun: func(runs int) {
-			if runs == 3 {
+			if runs == 10 {
 				cancel()
 			}
 		}}
@@ -103,8 +103,8 @@ func TestShrinkInterrupted(t *testing.T) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout.String(), stderr.String())
 	}
 	body, plan := shrunkFile(t, out)
-	if !strings.Contains(body, "# interrupted: the smallest failing plan so far (3 runs") {
-		t.Errorf("file does not say it was interrupted after 3 runs:\n%s", body)
+	if !strings.Contains(body, "# interrupted: the smallest failing plan so far (10 runs") {
+		t.Errorf("file does not say it was interrupted after 10 runs:\n%s", body)
 	}
 	full, _ := sim.Generate(sim.Config{Seed: 0, Profile: "swarm"})
 	if len(plan.Ops) >= len(full.Ops) {

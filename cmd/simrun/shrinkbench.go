@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,8 +46,8 @@ type benchRow struct {
 	before      int
 	after       int
 	runs        int
-	took        time.Duration
-	stopped     bool // a bound ended it before the fixed point
+	took        time.Duration // CPU time
+	stopped     bool          // a bound ended it before the fixed point
 	interrupted bool
 }
 
@@ -61,7 +62,8 @@ func (e *env) shrinkBench(bf benchFlags, w world, budget int, timeout time.Durat
 		return e.fail("shrink", badUsage("shrink", "-bench-seeds and -bench-max-ops want at least 1, -bench-sample at least 0"))
 	}
 	e.catchSignals()
-	fmt.Fprintf(e.stdout, "shrink bench: seeds 0..%d of -profile %s -scenario %s -version %s%s per preset; timeout %s per seed, budget %d runs; one goroutine\n",
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	fmt.Fprintf(e.stdout, "shrink bench: seeds 0..%d of -profile %s -scenario %s -version %s%s per preset; timeout %s of CPU time per seed, budget %d runs; GOMAXPROCS 1\n",
 		bf.seeds-1, w.profile, w.scenario, versionName(w.level), w.judge.flagArg(), timeout, budget)
 	var all []benchRow
 	var failing []int
@@ -140,18 +142,18 @@ func (e *env) benchSeed(w world, seed uint64, budget int, timeout time.Duration)
 	if err != nil {
 		return benchRow{}, err
 	}
-	s, err := runShrink(shrinkJob{cfg: cfg, plan: plan, judge: w.judge, budget: budget, timeout: timeout, ctx: e.ctx})
+	s, err := runShrink(shrinkJob{cfg: cfg, plan: plan, judge: w.judge, budget: budget, timeout: timeout, cpu: true, ctx: e.ctx})
 	if err != nil {
 		return benchRow{}, err
 	}
 	return benchRow{preset: w.preset.Name, seed: seed, target: s.Target.String(), before: s.FromOps, after: len(s.Plan.Ops),
-		runs: s.Runs, took: s.took, stopped: s.Stopped, interrupted: s.interrupted}, nil
+		runs: s.Runs, took: s.cpu, stopped: s.Stopped, interrupted: s.interrupted}, nil
 }
 
 // writeBenchTable prints the distribution per preset and over all rows.
 func writeBenchTable(w io.Writer, presets []engine.Preset, failing []int, rows []benchRow, maxOps int, timeout time.Duration) {
 	fmt.Fprintf(w, "%-18s %7s %6s %9s %15s %15s %17s %13s\n", "preset", "failing", "shrunk", fmt.Sprintf("<=%d ops", maxOps),
-		"ops before p50/p90", "ops after p50/p90", "time p50/p90", "runs p50/p90")
+		"ops before p50/p90", "ops after p50/p90", "cpu p50/p90", "runs p50/p90")
 	total := 0
 	for i, p := range presets {
 		total += failing[i]
@@ -222,7 +224,7 @@ func writeBenchCSV(path string, rows []benchRow) error {
 		return err
 	}
 	cw := csv.NewWriter(f)
-	_ = cw.Write([]string{"preset", "seed", "invariant", "ops_before", "ops_after", "runs", "seconds", "stopped"})
+	_ = cw.Write([]string{"preset", "seed", "invariant", "ops_before", "ops_after", "runs", "cpu_seconds", "stopped"})
 	for _, r := range rows {
 		_ = cw.Write([]string{r.preset, strconv.FormatUint(r.seed, 10), r.target, strconv.Itoa(r.before), strconv.Itoa(r.after),
 			strconv.Itoa(r.runs), strconv.FormatFloat(r.took.Seconds(), 'f', 3, 64), strconv.FormatBool(r.stopped || r.interrupted)})
