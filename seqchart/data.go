@@ -78,6 +78,7 @@ type violation struct {
 	Step      int     `json:"step"`
 	Node      string  `json:"node"`
 	Reason    string  `json:"reason"`
+	Explained string  `json:"explained,omitempty"` // the earlier violation it follows from
 	Cited     []cited `json:"cited"`
 }
 
@@ -341,7 +342,7 @@ func (b *builder) finish() {
 
 // violation describes v and the events it cites.
 func (b *builder) violation(v model.Violation) violation {
-	out := violation{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason}
+	out := violation{Invariant: v.Invariant.String(), Step: v.Step, Node: v.Node, Reason: v.Reason, Explained: v.ExplainedBy}
 	evs := v.Events
 	if len(evs) == 0 {
 		evs = []int{v.Step}

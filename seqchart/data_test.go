@@ -160,6 +160,7 @@ func TestWriteSelfContained(t *testing.T) {
 	evil := "</script><img src=x onerror=alert(1)>"
 	h := hist(model.Event{Kind: model.Accepted, Node: "p1", Msg: evil, QoS: 1}, model.Event{Kind: model.LivenessStart})
 	v := model.NewViolation(model.NoLoss, 0, "s1", "msg "+evil+" lost", 1)
+	v.ExplainedBy = "SessionPresent at step 0"
 	var b bytes.Buffer
 	if err := Write(&b, Run{Title: "t <b>", History: h, Violations: []model.Violation{v}}); err != nil {
 		t.Fatal(err)
@@ -173,7 +174,8 @@ func TestWriteSelfContained(t *testing.T) {
 			t.Errorf("page refers to something outside itself: %q", bad)
 		}
 	}
-	if !strings.Contains(page, "<title>t &lt;b&gt;</title>") || !strings.Contains(page, `"cited":[{"i":0`) {
+	if !strings.Contains(page, "<title>t &lt;b&gt;</title>") || !strings.Contains(page, `"cited":[{"i":0`) ||
+		!strings.Contains(page, `"explained":"SessionPresent at step 0"`) {
 		t.Errorf("title not escaped or violation's cited events missing")
 	}
 }

@@ -129,6 +129,7 @@
     h.appendChild(go);
     vbox.appendChild(h);
     vbox.appendChild(el('div', { 'class': 'reason' }, v.reason));
+    if (v.explained) vbox.appendChild(el('div', { 'class': 'explained' }, 'follows from the earlier violation: ' + v.explained));
     var ol = el('ol', { 'class': 'cited' });
     S.hi = {};
     (v.cited || []).forEach(function (c) {
@@ -144,7 +145,7 @@
       var o = el('div', { 'class': 'others' }, D.violations.length + ' violations: ');
       var shown = S.allViolations ? D.violations.length : Math.min(D.violations.length, 12);
       D.violations.slice(0, Math.max(shown, S.sel + 1)).forEach(function (w, k) {
-        var a = el('a', { 'class': k === S.sel ? 'sel' : '' }, w.inv + ' @' + w.step);
+        var a = el('a', { 'class': k === S.sel ? 'sel' : '', title: w.explained ? 'follows from ' + w.explained : w.reason }, w.inv + ' @' + w.step);
         a.onclick = function () { S.sel = k; showViolation(); layout(); jumpTo(D.violations[k].step); };
         o.appendChild(a);
       });
