@@ -106,7 +106,7 @@ func (st *brokerStore) flush(b *Broker) {
 	for i := range st.pending {
 		p := &st.pending[i]
 		w, a := b.boxes.persist.slot()
-		w.Op, w.Key, w.Value, w.Sync = p.op, p.key, p.val, i == n-1
+		w.Op, w.Key, w.Value, w.Sync = p.op, p.key, p.val, i == n-1 && b.pol.Mutations&MutSkipSync == 0
 		b.emit(a)
 	}
 	// The flushed changes are left in the array for the next batch to

@@ -37,6 +37,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutNoPumpOnAck.String(), "no-pump-on-ack"},
 		{MutSessionPresentZero.String(), "session-present-zero"},
 		{MutKeepAliveNoReset.String(), "keep-alive-no-reset"},
+		{MutSkipSync.String(), "skip-sync"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
@@ -46,8 +47,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutKeepAliveNoReset != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutKeepAliveNoReset))
+	if MutSkipSync != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutSkipSync))
 	}
 }
 

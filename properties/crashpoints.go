@@ -11,6 +11,7 @@ import (
 // PointResult is one run of an exhaustive crash sweep: node Node crashed at
 // its K-th crash point of the safety phase.
 type PointResult struct {
+	Disk     string // the DiskFault the sweep ran under ("" for CrashSweep)
 	Node     string
 	K        int
 	Point    model.CrashPoint  // where inside the step the crash hit
@@ -62,6 +63,52 @@ func CrashSweep(cfg sim.Config, plan sim.Plan) ([]PointResult, error) {
 			}
 			out = append(out, p)
 		}
+	}
+	return out, nil
+}
+
+// DiskFault is what a sweep's crash does to the writes its node had not
+// yet synced (sim.Profile's LoseUnsyncedPPM and TornPPM, drawn for every
+// crash: 1,000,000 means always).
+type DiskFault struct {
+	Name             string
+	LosePPM, TornPPM int
+}
+
+// DiskFaults are the disk faults CrashSweepDisk sweeps under: "keep" (the
+// calm profile: every unsynced write survives, so a missing fsync cannot
+// show), "lose" (every unsynced write is lost) and "torn" (the last
+// unsynced write is torn, the others survive).
+var DiskFaults = []DiskFault{{"keep", 0, 0}, {"lose", 1_000_000, 0}, {"torn", 0, 1_000_000}}
+
+// CrashSweepDisk is CrashSweep once under each of DiskFaults: cfg's
+// profile (calm if unset) with the disk fault's probabilities as a custom
+// profile. A write the engine should have synced and did not is lost at
+// the crash that follows it in the "lose" sweep, and the last one torn in
+// the "torn" sweep.
+func CrashSweepDisk(cfg sim.Config, plan sim.Plan) ([]PointResult, error) {
+	name := cfg.Profile
+	if name == "" {
+		name = "calm"
+	}
+	base, err := sim.ProfileByName(name)
+	if err != nil {
+		return nil, fmt.Errorf("properties: disk sweep: %w", err)
+	}
+	var out []PointResult
+	for _, d := range DiskFaults {
+		prof := base
+		prof.LoseUnsyncedPPM, prof.TornPPM = d.LosePPM, d.TornPPM
+		c := cfg
+		c.Custom = &prof
+		pts, err := CrashSweep(c, plan)
+		if err != nil {
+			return nil, fmt.Errorf("properties: disk sweep %s: %w", d.Name, err)
+		}
+		for i := range pts {
+			pts[i].Disk = d.Name
+		}
+		out = append(out, pts...)
 	}
 	return out, nil
 }

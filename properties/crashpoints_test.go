@@ -18,12 +18,19 @@ func sweepSmall(t *testing.T, preset string, version uint8) []PointResult {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sweepSmallPreset(t, p, version, CrashSweep)
+}
+
+// sweepSmallPreset runs sweep (CrashSweep or CrashSweepDisk) over the
+// small scenario for preset p.
+func sweepSmallPreset(t *testing.T, p engine.Preset, version uint8, sweep func(sim.Config, sim.Plan) ([]PointResult, error)) []PointResult {
+	t.Helper()
 	cfg := sim.Config{Seed: 1, Scenario: "small", Preset: p, Version: version}
 	plan, err := sim.Generate(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := CrashSweep(cfg, plan)
+	pts, err := sweep(cfg, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,16 +78,21 @@ func assertSame(t *testing.T, what string, got, want []string) {
 }
 
 // TestCrashPointsFixed: crashing any node of the small scenario at any of
-// its crash points breaks no promise of the fixed preset.
+// its crash points, whether the crash keeps, loses or tears the writes not
+// yet synced, breaks no promise of the fixed preset.
 func TestCrashPointsFixed(t *testing.T) {
+	fixed, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, v := range []uint8{4, 5} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
-			pts := sweepSmall(t, "fixed", v)
+			pts := sweepSmallPreset(t, fixed, v, CrashSweepDisk)
 			nodes := map[string]int{}
 			for _, p := range pts {
 				nodes[p.Node]++
 				for _, vi := range p.Promised {
-					t.Errorf("crash at %s (point kind %d): %v", pointID(p), p.Point, vi)
+					t.Errorf("crash at %s (disk %s, point kind %d): %v", pointID(p), p.Disk, p.Point, vi)
 				}
 			}
 			if len(nodes) != 3 {
@@ -153,4 +165,41 @@ func TestCrashPointsLegacy(t *testing.T) {
 			assertSame(t, "volatile-qos2 QoS2ExactlyOnce", failing(sweepSmall(t, "volatile-qos2", v), model.QoS2ExactlyOnce), fixed)
 		})
 	}
+}
+
+// TestCrashPointsMissingSync: a broker that never syncs its records
+// (MutSkipSync) passes the calm sweep, whose crashes keep every unsynced
+// write, and fails the sweep whose crashes lose them: a broker crash after
+// it acknowledged what it never made durable loses the messages.
+func TestCrashPointsMissingSync(t *testing.T) {
+	p, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name, p.Broker.Mutations = "fixed+skip-sync", engine.MutSkipSync
+	promised := func(pts []PointResult, disk string) []string {
+		return where(pts, func(r PointResult) bool { return r.Disk == disk && len(r.Promised) > 0 })
+	}
+	calm := sweepSmallPreset(t, p, 5, CrashSweep)
+	if got := where(calm, func(r PointResult) bool { return len(r.Promised) > 0 }); len(got) != 0 {
+		t.Fatalf("calm sweep: a missing fsync shows at %v; the test no longer proves the disk sweep is needed", got)
+	}
+	pts := sweepSmallPreset(t, p, 5, CrashSweepDisk)
+	if got := promised(pts, "keep"); len(got) != 0 {
+		t.Fatalf("keep sweep fails at %v", got)
+	}
+	lost := promised(pts, "lose")
+	if len(lost) == 0 {
+		t.Fatal("the lose sweep does not catch a broker that never syncs")
+	}
+	var names model.Set
+	for _, r := range pts {
+		for _, v := range r.Promised {
+			names = names.With(v.Invariant)
+		}
+	}
+	if !names.Has(model.NoLoss) {
+		t.Errorf("a broker that never syncs is named under %v, want NoLoss among them", names)
+	}
+	t.Logf("missing fsync caught at %d crash points (lose: %v; torn: %v), under %v", len(lost)+len(promised(pts, "torn")), lost, promised(pts, "torn"), names)
 }

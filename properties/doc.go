@@ -11,7 +11,10 @@
 // violation for any generated plan); MachineProperty drives a live
 // sim.World with plan operations as rapid state-machine actions, judging
 // after every action and after the heal (liveness); CrashSweep crashes
-// every node at every crash point in turn. Every failure reports the
+// every node at every crash point in turn, and CrashSweepDisk does so
+// three times, with crashes that keep, lose or tear the writes not yet
+// synced (DiskFaults): a missing fsync shows only in the last two
+// (TestCrashPointsMissingSync, engine.MutSkipSync). Every failure reports the
 // violations and a plan file that simrun replay runs, mutant and custom
 // presets included (the header's policy line carries their policies); a
 // world driven by a rapid or byte source is flagged in a comment line: such
