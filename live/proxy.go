@@ -101,6 +101,8 @@ type proxyConn struct {
 	subs       map[uint16][]packet.Subscription // SUBSCRIBEs awaiting SUBACK
 	hole       [2]bool                          // black-holed directions
 	holed      bool                             // some bytes were dropped: Heal cuts it
+	closing    bool                             // shutdown began: nothing more is forwarded
+	pipes      int                              // directions still running
 	ended      bool
 }
 
@@ -170,7 +172,7 @@ func (p *Proxy) accept() {
 			return
 		}
 		p.nextID++
-		pc := &proxyConn{id: p.nextID, client: c, broker: b, subs: map[uint16][]packet.Subscription{}}
+		pc := &proxyConn{id: p.nextID, client: c, broker: b, subs: map[uint16][]packet.Subscription{}, pipes: 2}
 		p.conns[pc.id] = pc
 		p.mu.Unlock()
 		p.wg.Add(2)
@@ -195,10 +197,7 @@ func (p *Proxy) SetBrokerDown(down bool) {
 func (p *Proxy) Cut(match func(clientID string) bool) int {
 	n := 0
 	for _, pc := range p.matching(match) {
-		pc.flow.Lock() // between chunks: what was recorded as arriving was written
-		pc.client.Close()
-		pc.broker.Close()
-		pc.flow.Unlock()
+		p.shutdown(pc, false) // between chunks: what was recorded as arriving was written
 		n++
 	}
 	return n
@@ -297,7 +296,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 	if d == Down {
 		src, dst = pc.broker, pc.client
 	}
-	defer p.end(pc)
+	defer p.pipeDone(pc)
 	var dec *packet.Decoder
 	if d == Up {
 		dec = packet.NewDecoder(0, 0)
@@ -313,7 +312,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 			// held: a fault (Cut, BlackHole) acts between chunks, never
 			// between recording a chunk's arrival and writing it.
 			pc.flow.Lock()
-			holed := p.holed(pc, d)
+			holed := p.holed(pc, d) // also once the connection is closing
 			var a arrival
 			dec, a = p.record(pc, d, dec, buf[:n])
 			if !holed {
@@ -322,10 +321,11 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 			ok := holed || p.write(dst, buf[:n])
 			pc.flow.Unlock()
 			if !ok {
-				return
+				p.shutdown(pc, false) // keep reading: what the sender still sends is recorded
 			}
 		}
 		if err != nil {
+			p.shutdown(pc, false)
 			return
 		}
 	}
@@ -343,7 +343,52 @@ func (p *Proxy) version(pc *proxyConn) packet.Version {
 func (p *Proxy) holed(pc *proxyConn, d Direction) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return pc.hole[d] || p.down
+	return pc.hole[d] || p.down || pc.closing
+}
+
+// DrainTimeout bounds how long a closing connection waits for its peers to
+// close their side after the proxy's FIN.
+const DrainTimeout = 2 * time.Second
+
+// shutdown starts closing pc gracefully, once: nothing more is forwarded
+// (or recorded as arriving), both peers get a FIN after every byte already
+// written, so what the history says arrived is read by them before the end
+// of the stream (an abrupt close with unread data would send a reset, and
+// the peer's kernel could drop bytes the history says arrived); the pipes
+// read on, recording what the peers still send, until both peers closed or
+// DrainTimeout passed. locked says the caller holds pc.flow.
+func (p *Proxy) shutdown(pc *proxyConn, locked bool) {
+	if !locked {
+		pc.flow.Lock()
+		defer pc.flow.Unlock()
+	}
+	p.mu.Lock()
+	already := pc.closing
+	pc.closing = true
+	p.mu.Unlock()
+	if already {
+		return
+	}
+	deadline := time.Now().Add(DrainTimeout)
+	for _, c := range []net.Conn{pc.client, pc.broker} {
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		} else {
+			c.Close()
+		}
+		_ = c.SetReadDeadline(deadline)
+	}
+}
+
+// pipeDone ends one direction; the second to end closes pc for good.
+func (p *Proxy) pipeDone(pc *proxyConn) {
+	p.mu.Lock()
+	pc.pipes--
+	last := pc.pipes == 0
+	p.mu.Unlock()
+	if last {
+		p.end(pc)
+	}
 }
 
 // write writes data to dst, in chunks with pauses while Slow is on. It

@@ -9,7 +9,15 @@
 //	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D -html F] | shrink -bench [-bench-seeds N ...]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
+//	simrun live [-broker ours|mosquitto|CMD | -broker-addr A] [-subscriber CMD -publisher CMD] [-faults K -seed N -duration D -promise P -out DIR]
+//	simrun broker -data DIR [-listen ADDR -preset P]
 //	simrun presets | profiles | scenarios
+//
+// simrun live is the live tester (live.RunTest, docs/live.md): real broker
+// and client processes under real faults drawn from the seed, recorded by a
+// proxy and judged by the same model. simrun broker serves this project's
+// broker over TCP with its file store until signalled (the live tester's
+// -broker ours runs it as a child process).
 //
 // main is a thin call into run(args, stdout, stderr), which the tests drive.
 // Exit status: 0 nothing judged was violated, 1 a violation (or a run that
