@@ -97,6 +97,7 @@ type Packet struct {
 	// Retain Handling in bits 4-5 (see RetainHandling).
 	Opts      uint8
 	KeepAlive uint16 // CONNECT: Keep Alive in seconds; CONNACK: Server Keep Alive (0 when absent)
+	MaxSize   uint32 // CONNECT: the v5 Maximum Packet Size the client accepts (0 when absent: no limit)
 	// Expiry: a PUBLISH's Message Expiry Interval, a CONNECT's Session
 	// Expiry Interval, in seconds; 0 when absent. A DISCONNECT's Session
 	// Expiry Interval when ExpirySet.

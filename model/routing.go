@@ -32,7 +32,7 @@ var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
 var routingEvents = eventSet{
 	kinds:    kindBits(Crash, ConnClosed, Connected),
 	sent:     typeBits(PUBLISH, SUBACK, UNSUBACK, CONNACK, PUBACK, PUBREC),
-	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL),
+	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL, CONNECT),
 }.codes()
 
 // routeSub is a subscription of a client as far as the broker's events
@@ -54,9 +54,10 @@ type routeClient struct {
 	copies    []routeCopy
 	owed      []int32 // copies whose retained copy must be sent
 	v5        bool
-	connected bool  // the broker holds a connection of the client (CONNACK sent, not closed)
-	connStep  int32 // the CONNACK of that connection
-	judgedBy  bool  // subscribed at some point (listed in routeState.judged)
+	maxSize   uint32 // the Maximum Packet Size of its last CONNECT (0: none)
+	connected bool   // the broker holds a connection of the client (CONNACK sent, not closed)
+	connStep  int32  // the CONNACK of that connection
+	judgedBy  bool   // subscribed at some point (listed in routeState.judged)
 }
 
 // routeReq is a SUBSCRIBE or UNSUBSCRIBE awaiting its ack, and whether its
@@ -97,6 +98,7 @@ type routeCopy struct {
 // routeRetained is the retained message of a topic.
 type routeRetained struct {
 	msg     int32
+	payload string
 	step    int32 // the broker's Received PUBLISH that stored it (or cleared it)
 	qos     uint8
 	at      int64
@@ -114,14 +116,17 @@ type routeState struct {
 	routed   keyTab            // each message's last publication step
 	unacked  map[uint64]string // publisher<<16|id -> topic of a retained PUBLISH not yet acked
 	inbound  map[uint64]bool   // publisher<<16|id of QoS 2 PUBLISHes awaiting their PUBREL
-	unsynced []*routeRetained  // QoS 0 retained messages of the broker's current step
-	out      []Violation
+	// willTopics are the topics of retained will messages: the broker
+	// publishes them at times the pass cannot tell.
+	willTopics map[string]bool
+	unsynced   []*routeRetained // QoS 0 retained messages of the broker's current step
+	out        []Violation
 }
 
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{},
-		routed: newKeyTab(x), unacked: map[uint64]string{}, inbound: map[uint64]bool{}}
+		routed: newKeyTab(x), unacked: map[uint64]string{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
 			s.step(i, &x.h.Events[i])
@@ -184,6 +189,13 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 	c := s.x.peerOf(i)
 	p := &e.Packet
 	switch p.Type {
+	case CONNECT:
+		s.clients[c].maxSize = p.MaxSize
+		if p.Will && p.Retain {
+			// The broker may store this will as the topic's retained message
+			// whenever it publishes it: the topic is not judged from here on.
+			s.willTopics[p.Topic] = true
+		}
 	case SUBSCRIBE, UNSUBSCRIBE:
 		s.request(s.client(c), p)
 	case PUBLISH:
@@ -299,7 +311,7 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		cp := &r.copies[ci]
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
 		cp.owed, cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = true, int32(i), min(ret.qos, p.Reason), ret.at, ret.expiry
-		cp.must = !ret.doubt && ret.settled && !expired && !doubtful
+		cp.must = !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.tooLarge(&Packet{Topic: t, Payload: ret.payload})
 		if cp.must {
 			r.owed = append(r.owed, ci)
 		}
@@ -338,6 +350,18 @@ func (t *keyTab) set(k routeKey, v int32) {
 func (t *keyTab) reset() {
 	clear(t.byMsg)
 	clear(t.byTopic)
+}
+
+// publishOverhead bounds what a forwarded PUBLISH adds to its topic and
+// payload: fixed header, lengths, packet id and the properties the broker
+// sets (Message Expiry Interval, Topic Alias).
+const publishOverhead = 64
+
+// tooLarge reports whether a copy of p may exceed the client's Maximum
+// Packet Size: the broker then drops it as if sent [MQTT-3.1.2-25], and
+// nothing is owed.
+func (r *routeClient) tooLarge(p *Packet) bool {
+	return r.maxSize > 0 && len(p.Topic)+len(p.Payload)+publishOverhead > int(r.maxSize)
 }
 
 // topicKey is the topic part of a routeKey: the topic for a message
@@ -420,7 +444,9 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		cp.live += int32(groups)
 		if matched {
 			cp.live++
-			cp.fresh++ // a group's copy may go to another member: not owed here
+			if !r.tooLarge(p) {
+				cp.fresh++ // a group's copy may go to another member: not owed here
+			}
 		}
 		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
 		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
@@ -436,7 +462,7 @@ func (s *routeState) storeRetained(i int, from, msg int32, e *Event) {
 			*r = routeRetained{msg: -1, step: int32(i)}
 		}
 	} else {
-		s.retained[p.Topic] = &routeRetained{msg: msg, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
+		s.retained[p.Topic] = &routeRetained{msg: msg, payload: p.Payload, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
 	}
 	if p.QoS > 0 {
 		s.unacked[uint64(from)<<16|uint64(p.ID)] = p.Topic
@@ -564,16 +590,16 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 // in doubt.
 func (s *routeState) doubtful(topic string) bool {
 	r := s.retained[topic]
-	return r != nil && r.doubt
+	return (r != nil && r.doubt) || s.willTopics[topic]
 }
 
 // judgeExpiry judges a first send of a message the broker received at
 // recvAt with Message Expiry Interval expiry (seconds, 0 none).
 func (s *routeState) judgeExpiry(i, from int, e *Event, recvAt int64, expiry uint32, v5 bool) {
-	if expiry == 0 {
-		return
-	}
 	p := &e.Packet
+	if expiry == 0 || p.Msg == "" {
+		return // no expiry, or messages without an id: which one is it?
+	}
 	left := recvAt + int64(expiry)*1e9 - e.Time
 	if left < 0 {
 		s.add(i, []int{from}, MessageExpiry, "msg %q first sent to %s %dms after its Message Expiry Interval of %ds ran out [MQTT-3.3.2-5]",
@@ -599,7 +625,7 @@ func (s *routeState) parked(c int32, r *routeClient) {
 	}
 	for j := range r.copies {
 		cp := &r.copies[j]
-		if cp.fresh > 0 && cp.lo > 0 && cp.expiry == 0 {
+		if cp.fresh > 0 && cp.lo > 0 && cp.expiry == 0 && cp.msg != 0 { // messages without an id share an entry: not judged
 			s.add(int(cp.routeAt), []int{int(r.connStep)}, FlowResume, "msg %q, owed to %s at QoS %d, is never sent though %s is connected at the end: parked for good [MQTT-4.9.0-2] [MQTT-3.3.4-9]",
 				s.x.msgs[cp.msg], s.x.nodes[c], cp.lo, s.x.nodes[c])
 		}

@@ -145,6 +145,9 @@ func TestRetained(t *testing.T) {
 			pub("r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 1, true, 0), false, ""},
 		{"kept over a broker restart", stored().add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).
 			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), true, "never sent"},
+		{"retained too large for the subscriber", stored().xfer("s2", BrokerNode, Packet{Type: CONNECT, MaxSize: 40}).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
+		{"retained will topic", stored().xfer("s3", BrokerNode, Packet{Type: CONNECT, Will: true, Retain: true, Topic: "t/r", Msg: "w", Payload: "w"}).
+			sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "w", "t/r", 1, true, 0), false, ""},
 		{"QoS 0 retained lost in a crash", subbed(1).pub("r1", "t/r", 0, true, 0).add(Event{Kind: Crash, Node: BrokerNode}).
 			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
 	})
@@ -202,6 +205,9 @@ func TestFlowResume(t *testing.T) {
 		{"expiring", subbed(1).pub("m1", "t/a", 1, false, 30).liveness(), false, ""},
 		{"first send unrecorded, resend seen", subbed(1).pub("m1", "t/a", 1, false, 0).
 			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}).liveness(), false, ""},
+		{"too large for the subscriber", newRB().xfer("s1", BrokerNode, Packet{Type: CONNECT, MaxSize: 40}).sub("s1", 1, "t/#", 1, 1, 0).
+			conn("p1", false).pub("m1", "t/a", 1, false, 0).add(Event{Kind: Sent, Node: BrokerNode, Peer: "s1", Packet: Packet{Type: CONNACK}}).liveness(), false, ""},
+		{"empty payloads share an entry", subbed(1).pub("", "t/a", 1, false, 0).liveness(), false, ""},
 		{"QoS 2 resent to the broker", subbed(2).pub("m1", "t/a", 2, false, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0).liveness(), false, ""},
 	})
 }

@@ -85,6 +85,7 @@ func (w *World) intern(b []byte) string { return w.strs.strs[w.internID(b)] }
 type cpacket struct {
 	topic, msg, payload, filter uint32
 	expiry                      uint32 // Expiry
+	size                        uint32 // MaxSize
 	id                          uint16
 	typ, qos, reason            uint8
 	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill | pktExpirySet
@@ -165,7 +166,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	c.filter = w.strs.id(parts.Filter)
 	switch s.Type {
 	case uint8(packet.CONNECT):
-		c.id, c.filter = s.KeepAlive, s.WillDelay
+		c.id, c.filter, c.size = s.KeepAlive, s.WillDelay, s.MaxSize
 	case uint8(packet.CONNACK):
 		c.id = s.KeepAlive
 	case uint8(packet.SUBSCRIBE):
@@ -225,7 +226,7 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	q.Type, q.ID, q.QoS, q.Reason = p.typ, p.id, p.qos, p.reason
 	q.Dup, q.Retain = p.flags&pktDup != 0, p.flags&pktRetain != 0
 	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
-	q.Expiry, q.ExpirySet = p.expiry, p.flags&pktExpirySet != 0
+	q.Expiry, q.ExpirySet, q.MaxSize = p.expiry, p.flags&pktExpirySet != 0, p.size
 	setStr(&q.Topic, t, p.topic)
 	setStr(&q.Msg, t, p.msg)
 	setStr(&q.Payload, t, p.payload)
@@ -258,7 +259,8 @@ func setStr(dst *string, t *strTable, id uint32) {
 // strings. The layout says which; a record that fits none (only a test could
 // build one) is kept whole in the log's spill list, s[0] its index. So is a
 // packet with an Expiry (a PUBLISH's Message Expiry or a CONNECT's Session
-// Expiry, which only some workloads set): the record has no room for it.
+// Expiry, which only some workloads set) or a CONNECT's Maximum Packet
+// Size: the record has no room for them.
 type crec struct {
 	time                int64
 	node, peer          uint32
@@ -302,7 +304,7 @@ func (l *histLog) pack(r *hrec) crec {
 		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
 	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
 	switch {
-	case p.expiry != 0:
+	case p.expiry != 0 || p.size != 0:
 		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
 		l.spill = append(l.spill, *r)
 	case !packetStrs:

@@ -98,3 +98,49 @@ func TestFlowResumeCanary(t *testing.T) {
 	}
 	t.Logf("MutNoPumpOnAck caught by FlowResume at seed %d", seed)
 }
+
+// TestRuleCanariesSwarm: the swarm scenario draws the features each rule
+// judges (downgrades, overlapping filters, unsubscribes, retained messages
+// and their clearing, message expiry, keep-alive, small windows), so the
+// default campaign (swarm faults, fixed preset) catches each canary within
+// its budget, named by the rule it breaks.
+func TestRuleCanariesSwarm(t *testing.T) {
+	checkCaught(t, SwarmScenario, []ruleCanary{
+		{engine.MutIgnoreGrantedQoS, false, model.GrantedQoS},
+		{engine.MutCopyPerSubscription, false, model.Overlap},
+		{engine.MutKeepUnsubscribed, false, model.Unsubscribe},
+		{engine.MutRetainEmptyPayload, false, model.Retained},
+		{engine.MutExpiryUnchanged, false, model.MessageExpiry},
+		{engine.MutKeepAliveOnReceive, true, model.ClientKeepAlive},
+		{engine.MutNoPumpOnAck, false, model.FlowResume},
+	})
+}
+
+// TestRulesFixedCleanSwarm: the fixed engines under the swarm workload and
+// faults show no violation of the routing, keep-alive and flow rules (a
+// false positive is a bug in a rule or in the engine).
+func TestRulesFixedCleanSwarm(t *testing.T) {
+	const seeds = 200
+	rules := model.SetOf(model.GrantedQoS, model.Unsubscribe, model.Overlap, model.Retained, model.MessageExpiry,
+		model.FlowResume, model.ClientKeepAlive)
+	p, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: SwarmScenario}
+		plan, err := Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Run(cfg, plan)
+		if r.Err != nil {
+			t.Fatalf("seed %d: %v", seed, r.Err)
+		}
+		for _, v := range r.Violations {
+			if rules.Has(v.Invariant) {
+				t.Errorf("seed %d (simrun run -scenario swarm -seed %d): %v", seed, seed, v)
+			}
+		}
+	}
+}

@@ -128,6 +128,9 @@ func PublishExpiry(p *packet.Publish) uint32 {
 func splitConnect(r *Parts, p *packet.Connect) {
 	m := &r.Scalars
 	m.Clean, m.KeepAlive = p.CleanStart, p.KeepAlive
+	if p.Props.Present.Has(packet.PropMaximumPacketSize) {
+		m.MaxSize = p.Props.MaximumPacketSize
+	}
 	if p.Props.Present.Has(packet.PropSessionExpiry) {
 		m.Expiry = p.Props.SessionExpiry
 	}

@@ -36,6 +36,8 @@ func TestOf(t *testing.T) {
 			Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropSessionExpiry), SessionExpiry: 60}},
 			model.Packet{Type: 1, KeepAlive: 10, Expiry: 60, Will: true, QoS: 1, Retain: true, Topic: "w", Payload: "bye", Msg: "id:bye", WillDelay: 5}},
 		{"connack", &packet.Connack{SessionPresent: true}, model.Packet{Type: 2, Sessions: true}},
+		{"connect max size", &packet.Connect{Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropMaximumPacketSize), MaximumPacketSize: 300}},
+			model.Packet{Type: 1, MaxSize: 300}},
 		{"connack server keep alive", &packet.Connack{Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropServerKeepAlive), ServerKeepAlive: 30}},
 			model.Packet{Type: 2, KeepAlive: 30}},
 		{"disconnect expiry", &packet.Disconnect{Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropSessionExpiry), SessionExpiry: 7}}, model.Packet{Type: 14, Expiry: 7, ExpirySet: true}},
