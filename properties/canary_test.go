@@ -53,6 +53,10 @@ var canaries = []canary{
 		model.SetOf(model.Retransmit), PlanSpec{}, 0},
 	{"MutAckBeforePersist", func(_ *engine.ClientPolicy, b *engine.BrokerPolicy) { b.Mutations = engine.MutAckBeforePersist },
 		model.SetOf(model.NoLoss), PlanSpec{}, 0},
+	// Only a client announcing a small Receive Maximum shows a broker that
+	// ignores it: the generator's window subscriber s9 (GenCase, windows).
+	{"MutIgnoreReceiveMax", func(_ *engine.ClientPolicy, b *engine.BrokerPolicy) { b.Mutations = engine.MutIgnoreReceiveMax },
+		model.SetOf(model.SendQuota), PlanSpec{}, 0},
 }
 
 // canaryPreset is the fixed preset with one canary's edit.

@@ -148,12 +148,15 @@ type planBuilder struct {
 	pubs  []string
 	subs  []string
 	nodes []string
-	seq   map[string]int
-	ops   []sim.Op
+	// clients are the scenario's and those the plan declares (windows).
+	clients []string
+	seq     map[string]int
+	ops     []sim.Op
 }
 
 func newPlanBuilder(c Chooser, scen sim.Scenario) *planBuilder {
-	b := &planBuilder{c: c, scen: scen, seq: map[string]int{}, nodes: []string{sim.BrokerName}}
+	b := &planBuilder{c: c, scen: scen, seq: map[string]int{}, nodes: []string{sim.BrokerName},
+		clients: append([]string(nil), scen.Clients...)}
 	for _, n := range scen.Clients {
 		if strings.HasPrefix(n, "s") {
 			b.subs = append(b.subs, n)
@@ -167,9 +170,49 @@ func newPlanBuilder(c Chooser, scen sim.Scenario) *planBuilder {
 
 func (b *planBuilder) add(op sim.Op) { b.ops = append(b.ops, op) }
 
+// windowSub is the subscriber windows adds: the scenario's clients are
+// declared by the scenario, and only a client of the plan's own can take a
+// node op.
+const windowSub = "s9"
+
+// windows draws small flow-control windows, so that the broker holds
+// messages back and must pump its queues as acks open them: in one case of
+// four the broker announces a Receive Maximum (5.0) or keeps an inflight
+// window (3.1.1) of 1 to 3, limiting the clients' sends; in one of three an
+// extra subscriber s9 announces one of 1 to 3 (5.0), limiting the
+// broker's sends to it, or (3.1.1) joins a broker whose window is that
+// small. Clients otherwise announce 65535, as the standard scenario's do.
+func (b *planBuilder) windows(version uint8) {
+	small := func(name string) *sim.NodeConfig {
+		n := uint16(1 + b.c.Choose(name, 3))
+		if version == 5 {
+			return &sim.NodeConfig{ReceiveMax: n}
+		}
+		return &sim.NodeConfig{Window: n}
+	}
+	brokerSmall := b.c.Choose("broker-window", 4) == 0
+	subSmall := b.c.Choose("window-subscriber", 3) == 0
+	switch {
+	case brokerSmall:
+		b.add(sim.Op{Kind: sim.OpNode, Node: sim.BrokerName, Cfg: small("broker-window-size")})
+	case subSmall && version == 4:
+		b.add(sim.Op{Kind: sim.OpNode, Node: sim.BrokerName, Cfg: small("sub-window-size")})
+	}
+	if subSmall {
+		cfg := &sim.NodeConfig{}
+		if version == 5 {
+			cfg = small("sub-window-size")
+		}
+		b.add(sim.Op{Kind: sim.OpNode, Node: windowSub, Cfg: cfg})
+		b.clients = append(b.clients, windowSub)
+		b.subs = append(b.subs, windowSub)
+		b.nodes = append(b.nodes, windowSub)
+	}
+}
+
 // prelude connects every client and subscribes every subscriber.
 func (b *planBuilder) prelude() {
-	for _, n := range b.scen.Clients {
+	for _, n := range b.clients {
 		b.add(sim.Op{Kind: sim.OpConnect, Node: n})
 	}
 	b.add(sim.Op{Kind: sim.OpAdvance, D: 50 * engine.Millisecond})
@@ -205,7 +248,7 @@ func (b *planBuilder) step() {
 
 // stepOf adds one step of the given kind, its arguments chosen by b.c.
 func (b *planBuilder) stepOf(kind sim.OpKind) {
-	client := func() string { return pick(b.c, "client", b.scen.Clients) }
+	client := func() string { return pick(b.c, "client", b.clients) }
 	switch kind {
 	case sim.OpPublish:
 		for range 1 + b.c.Choose("burst", 3) {
@@ -225,8 +268,9 @@ func (b *planBuilder) stepOf(kind sim.OpKind) {
 }
 
 // GenCase builds a bounded run from c's choices: a preset, profile, version
-// and scenario from spec, a seed, a prelude (every client connects, every
-// subscriber subscribes), up to MaxSteps steps (publish, advance, crash,
+// and scenario from spec, a seed, maybe small flow-control windows
+// (windows), a prelude (every client connects, every subscriber
+// subscribes), up to MaxSteps steps (publish, advance, crash,
 // restart, stop, partition, heal, slow, disconnect, connect, lose-qos2)
 // and a final advance; with CrashAt, maybe a sweep of one node's
 // crash points. The liveness phase (sim.Run) heals everything afterwards.
@@ -244,6 +288,7 @@ func GenCase(c Chooser, spec PlanSpec) (Case, error) {
 	}
 	scen, _ := sim.ScenarioByName(cfg.Scenario)
 	b := newPlanBuilder(c, scen)
+	b.windows(cfg.Version)
 	b.prelude()
 	preludeOps := len(b.ops)
 	steps := c.Choose("steps", spec.MaxSteps+1)
