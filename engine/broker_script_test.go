@@ -503,7 +503,7 @@ func (w *bsWorld) configure(args []string) error {
 				"ignoregrantedqos": MutIgnoreGrantedQoS, "copypersubscription": MutCopyPerSubscription,
 				"keepunsubscribed": MutKeepUnsubscribed, "retainemptypayload": MutRetainEmptyPayload,
 				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
-				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck}[v]
+				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

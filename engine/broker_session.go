@@ -144,6 +144,9 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 	case !v5 && !p.CleanStart:
 		s.expiry = expiryNever // 3.1.1 CleanSession=0: the session never expires
 	}
+	if v5 && b.pol.Mutations&MutIgnoreSessionExpiry != 0 {
+		s.expiry = expiryNever // canary: every session kept for good
+	}
 	s.conn, s.offlineAt = c, -1
 	c.sess, c.connected = s, true
 	s.who = c.who // the ACL of the client now behind the session

@@ -38,7 +38,8 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutSessionPresentZero.String(), "session-present-zero"},
 		{MutKeepAliveNoReset.String(), "keep-alive-no-reset"},
 		{MutSkipSync.String(), "skip-sync"},
-		{(MutResendWithoutDup | MutAckBeforePersist | 1<<20).String(), "resend-without-dup+ack-before-persist+0x100000"},
+		{(MutResendWithoutDup | MutAckBeforePersist | 1<<28).String(), "resend-without-dup+ack-before-persist+0x10000000"},
+		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -47,8 +48,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutSkipSync != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutSkipSync))
+	if MutIgnoreSessionExpiry != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreSessionExpiry))
 	}
 }
 

@@ -105,11 +105,11 @@ func TestPromises(t *testing.T) {
 		{"volatile QoS2, subscriber crash", with(fixed, func(p *Policy) { p.QoS2Durable = false }),
 			Faults{Crashes: make([]CrashFault, 1), SubscriberCrashes: 1}, SetOf(QoS2ExactlyOnce, SharedDelivery)},
 		{"no broker persistence, broker crash", with(fixed, func(p *Policy) { p.Broker = PersistNone }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent, SessionExpiry) | routingSet},
 		{"periodic broker persistence, broker crash", with(fixed, func(p *Policy) { p.Broker = PersistPeriodic }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent, SessionExpiry) | routingSet},
 		{"broker acks before storing, broker crash", with(fixed, func(p *Policy) { p.BrokerAckBeforeStore = true }),
-			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent) | routingSet},
+			Faults{Crashes: make([]CrashFault, 1), BrokerCrashes: 1}, SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent, SessionExpiry) | routingSet},
 		{"unknown ack fails, subscriber state lost", with(fixed, func(p *Policy) { p.UnknownAck = UnknownAckFail }),
 			Faults{StateLosses: 1, SubscriberStateLosses: 1}, SetOf(NoLoss, QoS2ExactlyOnce, PubrelAnswered, NoStuck, ClientKeepAlive, SharedDelivery, FlowResume)},
 		{"unknown ack fails, connection lost", with(fixed, func(p *Policy) { p.BrokerUnknownAck = UnknownAckFail }),
@@ -242,7 +242,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestSetAndNames(t *testing.T) {
-	if len(Invariants()) != 18 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive}" {
+	if len(Invariants()) != 19 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive,SessionExpiry}" {
 		t.Fatalf("All() = %v", All())
 	}
 	s := SetOf(Order, NoLoss).Without(Order)

@@ -28,6 +28,7 @@ var checks = [...]struct {
 	{Order, checkOrder},
 	{NoStuck, checkNoStuck},
 	{ClientKeepAlive, checkClientKeepAlive},
+	{SessionExpiry, checkSessionExpiry},
 	{SharedDelivery, checkShared},
 	{SessionPresent, checkSessionKept},
 	{BrokerKeepAlive, checkBrokerKeepAlive},

@@ -73,6 +73,7 @@
 //	Retained        a SUBACK brings each matching topic's last retained message (RETAIN=1) per Retain Handling, across broker restarts; never a cleared or replaced one; live copies RETAIN=0 unless Retain As Published [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry   no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
 //	FlowResume      no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go (judged when a liveness phase ran) [MQTT-4.9.0-2] [MQTT-3.3.4-9]
+//	SessionExpiry   a v5 broker answers Session Present=0 once the Session Expiry Interval passed after the session's last connection closed (sessionexpiry.go) [MQTT-4.1.0-2]
 //	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
 //	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
 //	BrokerKeepAlive the broker closes a connection for keep-alive only after 1.5 × Keep Alive (or Server Keep Alive) without a whole packet from the client (brokerkeepalive.go) [MQTT-3.1.2-22] [MQTT-3.1.2-24]
@@ -111,8 +112,8 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)
 //	any                           | any                                                   | SendQuota and BrokerKeepAlive always promised
 //

@@ -78,6 +78,10 @@ const (
 	// 1.5 × its Keep Alive without a packet from the client
 	// [MQTT-3.1.2-22] [MQTT-3.1.2-24] (brokerkeepalive.go).
 	BrokerKeepAlive
+	// SessionExpiry: a v5 broker discards a session whose Session Expiry
+	// Interval passed after its connection closed [MQTT-4.1.0-2] (see
+	// sessionexpiry.go).
+	SessionExpiry
 
 	numInvariants = iota
 )
@@ -101,6 +105,7 @@ var invariantNames = [...]string{
 	SharedDelivery:  "SharedDelivery",
 	FlowResume:      "FlowResume",
 	BrokerKeepAlive: "BrokerKeepAlive",
+	SessionExpiry:   "SessionExpiry",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -24,6 +24,7 @@ func Promises(p Policy, f Faults) Set {
 		// A broker that rolled back or lost its subscriptions and retained
 		// messages routes by stale ones.
 		s &^= routingSet
+		s = s.Without(SessionExpiry) // a rolled-back store may revive an expired session
 		// A broker that lost its sessions answers Session Present=0 to
 		// clients whose sessions it should have kept.
 		s = s.Without(SessionPresent)

@@ -211,3 +211,30 @@ func TestFlowResume(t *testing.T) {
 		{"QoS 2 resent to the broker", subbed(2).pub("m1", "t/a", 2, false, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0).liveness(), false, ""},
 	})
 }
+
+// connE connects node (v5) with Session Expiry Interval exp; the broker
+// answers Session Present sp.
+func (b *rb) connE(node string, exp uint32, sp bool) *rb {
+	b.add(Event{Kind: ConnOpened, Node: node, Peer: BrokerNode}).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: node})
+	b.xfer(node, BrokerNode, Packet{Type: CONNECT, Expiry: exp})
+	b.xfer(BrokerNode, node, Packet{Type: CONNACK, Sessions: sp})
+	return b.add(Event{Kind: Connected, Node: node, Peer: BrokerNode, SessionPresent: sp, HadState: true, Version: 5})
+}
+
+func (b *rb) drop(node string) *rb {
+	return b.add(Event{Kind: ConnClosed, Node: BrokerNode, Peer: node}).add(Event{Kind: ConnClosed, Node: node, Peer: BrokerNode})
+}
+
+func TestSessionExpiry(t *testing.T) {
+	runRB(t, SessionExpiry, []rbCase{
+		{"resumed in time", newRB().connE("s1", 60, false).at(10).drop("s1").at(50).connE("s1", 60, true), false, ""},
+		{"resumed after expiry", newRB().connE("s1", 60, false).at(10).drop("s1").at(71).connE("s1", 60, true), true, "[MQTT-4.1.0-2]"},
+		{"discarded after expiry", newRB().connE("s1", 60, false).at(10).drop("s1").at(71).connE("s1", 60, false), false, ""},
+		{"expiry 0 ends with the connection", newRB().connE("s1", 0, false).at(10).drop("s1").at(11).connE("s1", 0, true), true, "of 0s"},
+		{"never expires", newRB().connE("s1", expiryNever, false).at(10).drop("s1").at(1e6).connE("s1", 0, true), false, ""},
+		{"DISCONNECT lengthens it", newRB().connE("s1", 10, false).xfer("s1", BrokerNode, Packet{Type: DISCONNECT, Expiry: 100, ExpirySet: true}).
+			at(10).drop("s1").at(50).connE("s1", 60, true), false, ""},
+		{"takeover", newRB().connE("s1", 0, false).at(20).connE("s1", 0, true), false, ""},
+		{"broker crash", newRB().connE("s1", 5, false).at(10).drop("s1").add(Event{Kind: Crash, Node: BrokerNode}).at(50).connE("s1", 5, true), false, ""},
+	})
+}

@@ -37,7 +37,7 @@ func TestFaultsOfStop(t *testing.T) {
 // so its clean stop gives up promises only when it keeps nothing durable.
 func TestPromisesBrokerStop(t *testing.T) {
 	stop := Faults{Crashes: make([]CrashFault, 1), BrokerStops: 1}
-	lost := SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent) | routingSet
+	lost := SetOf(NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SharedDelivery, SessionPresent, SessionExpiry) | routingSet
 	cases := []struct {
 		broker BrokerPersistence
 		broken Set
