@@ -36,6 +36,10 @@ func (w *World) Apply(op Op) error {
 	w.tr.end()
 	switch op.Kind {
 	case OpCrash:
+		if op.Point != 0 {
+			w.arm(n, op.Point)
+			break
+		}
 		w.crash(n, model.CrashBetweenSteps)
 	case OpRestart:
 		w.restart(n)

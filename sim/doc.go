@@ -145,8 +145,10 @@
 // or preset judge) or model.CheckPromised. Every candidate is a real run on
 // one Runner; ValidatePlan refuses a candidate that could not run. In rounds
 // until a round changes nothing: random faults are pinned as plan ops
-// (a crash at a crash point as crash and restart ops, crash points off; a
-// connection reset as a reset op, "reset p1", random resets off), ops are deleted (halving chunks down to
+// (a crash at a crash point as a crash op armed for that kind of point,
+// "crash s1 point=callback-pre", or as crash and restart ops between steps,
+// crash points off; a connection reset as a reset op, "reset p1", random
+// resets off), ops are deleted (halving chunks down to
 // single ops, a node's or a kind's ops, a fault with its repair, small
 // windows), adjacent advances merged, arguments simplified towards the
 // benign zero (QoS, retain, clean start, durations, message ids) and the

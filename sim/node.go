@@ -10,6 +10,9 @@ import (
 // node is the broker or one client: an engine, its disk, its timers and, for
 // a client, its publisher and subscriber applications.
 type node struct {
+	// armed is the crash point kind a crash op armed the node to crash at
+	// next (0: none).
+	armed  model.CrashPoint
 	name   string
 	nameID uint32 // name in the run's string table
 	idx    int32
@@ -202,9 +205,12 @@ func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
 	}
 	n.points++
 	var hit bool
-	if w.cfg.Crash.Exhaustive() {
+	switch {
+	case n.armed != 0 && n.armed == p:
+		n.armed, hit = 0, true
+	case w.cfg.Crash.Exhaustive():
 		hit = n.idx == w.crashK && n.points == w.cfg.Crash.K
-	} else {
+	default:
 		hit = w.rnd.PPM(w.prof.CrashPointPPM)
 	}
 	if !hit {

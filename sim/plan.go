@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/model"
 )
 
 // ErrPlan is wrapped by every plan parse or validation error.
@@ -23,7 +24,7 @@ const (
 	OpUnsubscribe                   // unsubscribe s1 filter=t/#
 	OpPublish                       // publish p1 topic=t/a qos=1 msg=p1-1 [retain]
 	OpDisconnect                    // disconnect p1
-	OpCrash                         // crash s1
+	OpCrash                         // crash s1 [point=callback-pre] (now, or armed for the node's next crash point of that kind)
 	OpRestart                       // restart s1
 	OpStop                          // stop s1 (clean shutdown: everything synced)
 	OpPartition                     // partition p1
@@ -55,8 +56,8 @@ func (k OpKind) String() string {
 
 // Op is one plan step.
 //
-// The small fields come first, side by side (72 bytes, no padding between
-// fields): a generated plan holds some 400 ops.
+// The small fields come first, side by side (80 bytes): a generated plan
+// holds some 400 ops.
 type Op struct {
 	Kind   OpKind
 	QoS    uint8   // publish QoS or requested subscription QoS
@@ -64,10 +65,14 @@ type Op struct {
 	Clean  bool    // connect with Clean Start
 	Flags  OpFlags // subscribe options, an empty publish, an abnormal disconnect
 	RH     uint8   // subscribe: v5 Retain Handling 0, 1 or 2
-	Pad    uint16  // publish: bytes of padding after the message id in the payload
-	Node   string  // the node it acts on ("broker" or a client id); empty for advance
-	Topic  string  // publish topic, or subscribe/unsubscribe filter
-	Msg    string  // publish message id (the payload)
+	// Point, on a crash, arms the node to crash at its next crash point of
+	// this kind in the safety phase (point=callback-pre), as a random crash
+	// point would; 0 crashes it now, between steps.
+	Point model.CrashPoint
+	Pad   uint16 // publish: bytes of padding after the message id in the payload
+	Node  string // the node it acts on ("broker" or a client id); empty for advance
+	Topic string // publish topic, or subscribe/unsubscribe filter
+	Msg   string // publish message id (the payload)
 	// D is the advance duration, the slow extra latency, or a publish's v5
 	// Message Expiry Interval (whole seconds; 0: none).
 	D   engine.Duration
@@ -155,6 +160,11 @@ func (o Op) appendText(b []byte) []byte {
 	case OpConnect:
 		if o.Clean {
 			b = append(b, " clean"...)
+		}
+	case OpCrash:
+		if o.Point != 0 {
+			b = append(b, " point="...)
+			b = append(b, crashPointName(o.Point)...)
 		}
 	case OpSubscribe:
 		b = append(b, " filter="...)
@@ -431,6 +441,8 @@ func (o *Op) parseArgs(args []string) error {
 		switch {
 		case o.Kind == OpNode:
 			err = o.Cfg.parseArg(a)
+		case key == "point" && o.Kind == OpCrash:
+			o.Point, err = parseCrashPoint(val)
 		case key == "rh" && o.Kind == OpSubscribe:
 			var n uint64
 			n, err = strconv.ParseUint(val, 10, 8)

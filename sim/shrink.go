@@ -161,7 +161,7 @@ func (s *shrinker) start(cfg Config, plan Plan) error {
 		return fmt.Errorf("%w: no %s violation", ErrNotFailing, s.target)
 	}
 	s.viol = v
-	s.crashes, s.resets = randomFaults(r.History(), plannedResets(plan.Ops))
+	s.noteFaults(r, plan.Ops)
 	s.seen[s.key(cfg, plan.Ops)] = true
 	return nil
 }
@@ -209,7 +209,7 @@ func (s *shrinker) try(cfg Config, ops []Op) bool {
 		var v model.Violation
 		if v, ok = s.find(s.opts.Judge(r)); ok {
 			s.cfg, s.ops, s.viol = cfg, ops, v
-			s.crashes, s.resets = randomFaults(r.History(), plannedResets(ops))
+			s.noteFaults(r, ops)
 			s.accepted++
 		}
 	}

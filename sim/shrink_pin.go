@@ -35,7 +35,7 @@ func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []t
 			resets = append(resets, r)
 		case e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop:
 		default:
-			crashes = append(crashes, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node}})
+			crashes = append(crashes, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node, Point: e.Point}})
 			if at, ok := nextRestart(h.Events[i+1:], e.Node); ok {
 				crashes = append(crashes, timedOp{at: at, op: Op{Kind: OpRestart, Node: e.Node}})
 			}
@@ -45,6 +45,23 @@ func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []t
 	slices.SortStableFunc(crashes, byTime)
 	slices.SortStableFunc(resets, byTime)
 	return crashes, resets
+}
+
+// noteFaults keeps the random faults of the best plan's run r (of ops):
+// its crashes at crash points when crash points could fire at random (a
+// crash-point probability, or exhaustive mode), its resets when the profile
+// resets at random (not those of reset ops). Otherwise every such fault came
+// from a plan op, and pinning it again would only add ops.
+func (s *shrinker) noteFaults(r Result, ops []Op) {
+	p := s.resolvedProfile()
+	crashes, resets := randomFaults(r.History(), plannedResets(ops))
+	s.crashes, s.resets = nil, nil
+	if p.CrashPointPPM > 0 || s.cfg.Crash.Exhaustive() {
+		s.crashes = crashes
+	}
+	if p.ResetPPM > 0 {
+		s.resets = resets
+	}
 }
 
 // plannedResets counts the reset ops of a plan by time and node.
@@ -112,20 +129,32 @@ func insertTimed(ops []Op, ins []timedOp) []Op {
 // one at a time.
 const maxPinned = 6
 
-// pinFaults replaces random faults of the best plan's run by plan ops: a
-// crash op where a crash point fired (and a restart op where the node came
-// back), a reset op where a connection was reset, with that kind of random
-// fault off (crash-point probability zero, no exhaustive crash; reset
-// probability zero). It tries every fault at once, the crashes alone, the
-// resets alone, then each of the first few alone. Random faults make a
-// failure fragile: deleting any earlier op shifts the draws and the fault
-// lands elsewhere; a plan op stays where it is, and the deletions after it
-// remove whatever the failure does not need.
+// pinFaults replaces random faults of the best plan's run by plan ops, with
+// that kind of random fault off (crash-point probability zero, no
+// exhaustive crash; reset probability zero): a reset op where a connection
+// was reset, and for a crash at a crash point either a crash op armed for
+// that kind of point just before its time (the node crashes at its next
+// such point and restarts as after a random one) or, failing that, a crash
+// op between steps and a restart op where the node came back. It tries
+// every fault at once, the crashes alone, the resets alone, then each of the
+// first few alone. Random faults make a failure fragile: deleting any
+// earlier op shifts the draws and the fault lands elsewhere; a plan op
+// stays where it is, and the deletions after it remove whatever the failure
+// does not need.
 func (s *shrinker) pinFaults() {
-	crashes, resets := s.crashes, s.resets
-	if len(crashes)+len(resets) == 0 {
+	if len(s.crashes)+len(s.resets) == 0 {
 		return
 	}
+	for _, crashes := range [][]timedOp{armed(s.crashes), between(s.crashes)} {
+		if s.pinVariants(crashes, s.resets) {
+			return
+		}
+	}
+}
+
+// pinVariants tries crashes and resets pinned: all, each kind alone, then
+// each of the first few alone.
+func (s *shrinker) pinVariants(crashes, resets []timedOp) bool {
 	cands := [][2][]timedOp{{crashes, resets}}
 	if len(crashes) > 0 && len(resets) > 0 {
 		cands = append(cands, [2][]timedOp{crashes, nil}, [2][]timedOp{nil, resets})
@@ -138,9 +167,32 @@ func (s *shrinker) pinFaults() {
 	}
 	for _, c := range cands {
 		if s.tryPinned(c[0], c[1]) {
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// armed returns crashes as crash ops armed for their crash point 1ns
+// before it fired, without restart ops (an armed crash restarts by itself).
+func armed(crashes []timedOp) []timedOp {
+	var out []timedOp
+	for _, c := range crashes {
+		if c.op.Kind == OpCrash {
+			c.at = max(c.at-1, 0)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// between returns crashes as crash ops between steps, with their restarts.
+func between(crashes []timedOp) []timedOp {
+	out := slices.Clone(crashes)
+	for i := range out {
+		out[i].op.Point = 0
+	}
+	return out
 }
 
 // singles returns the first maxPinned faults of ops one by one (a crash

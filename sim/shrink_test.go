@@ -208,9 +208,10 @@ func TestShrinkCanaryOtherInvariant(t *testing.T) {
 // TestShrinkPinsFaults: the first candidate of a failure that needs random
 // faults is the run with them as plan ops, that kind of random fault off;
 // it fails the same way and is accepted. Under broker-periodic, seed 351
-// needs the broker's crash at a random crash point (pinned as a crash and a
-// restart op); under legacy-retransmit, seed 522 needs a random connection
-// reset (pinned as a reset op).
+// needs the broker's crash at a random crash point (pinned as a crash op
+// armed for that point: the broker crashes at its next one); under
+// legacy-retransmit, seed 522 needs a random connection reset (pinned as a
+// reset op).
 func TestShrinkPinsFaults(t *testing.T) {
 	cases := []struct {
 		preset string
@@ -218,7 +219,7 @@ func TestShrinkPinsFaults(t *testing.T) {
 		inv    model.Invariant
 		op     string
 	}{
-		{"broker-periodic", 351, model.PacketIDUnique, "\ncrash broker\n"},
+		{"broker-periodic", 351, model.PacketIDUnique, "\ncrash broker point=after-action\n"},
 		{"legacy-retransmit", 522, model.NoLoss, "\nreset p1\n"},
 	}
 	for _, c := range cases {
@@ -268,6 +269,35 @@ func TestResetOp(t *testing.T) {
 	}
 	if err := w.Apply(Op{Kind: OpReset, Node: BrokerName}); !errors.Is(err, ErrPlan) {
 		t.Errorf("reset broker: %v, want ErrPlan", err)
+	}
+}
+
+// TestArmedCrash: a crash op with a point arms the node: it crashes at its
+// next crash point of that kind (a subscriber's in its delivery callback,
+// once a message arrives), restarts by itself, and the op prints and parses
+// back; an unknown point is refused.
+func TestArmedCrash(t *testing.T) {
+	op, err := ParseOp("crash s1 point=callback-pre")
+	if err != nil || op.Point != model.CrashInCallbackPre || op.String() != "crash s1 point=callback-pre" {
+		t.Fatalf("ParseOp: %+v %v", op, err)
+	}
+	if _, err := ParseOp("crash s1 point=between"); err == nil || !strings.Contains(err.Error(), "callback-post") {
+		t.Errorf("unknown point: %v", err)
+	}
+	cfg, plan := smallPlan(t)
+	plan.Ops = append([]Op{op}, plan.Ops...)
+	r := Run(cfg, plan)
+	var crashes, restarts int
+	for _, e := range r.History().Events {
+		switch {
+		case e.Kind == model.Crash && e.Node == "s1" && e.Point == model.CrashInCallbackPre:
+			crashes++
+		case e.Kind == model.Restart && e.Node == "s1":
+			restarts++
+		}
+	}
+	if r.Err != nil || crashes != 1 || restarts != 1 {
+		t.Errorf("err %v: %d crashes in the callback, %d restarts; want 1 and 1", r.Err, crashes, restarts)
 	}
 }
 
