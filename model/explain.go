@@ -16,7 +16,9 @@ import (
 //
 // A violation of a consequence invariant (consequences) is explained by
 // the first violation of a cause invariant (any other, and NoLoss for
-// NoStuck) that concerns one of its clients and shows before its breach:
+// NoStuck), and a violation of any invariant by the first of SessionPresent
+// or BrokerKeepAlive (sessionCauses), that concerns one of its clients and
+// shows before its breach:
 // before its step, or anywhere for the end-of-history invariants, whose
 // breach is the end of the run. A violation concerns the clients named by
 // its node and by the nodes and peers of the events it cites.
@@ -28,9 +30,20 @@ var consequences = SetOf(NoLoss, NoStuck, Order, QoS2ExactlyOnce, FlowResume)
 // endOfHistory are the invariants judged at the end of the run.
 var endOfHistory = SetOf(NoLoss, NoStuck, FlowResume)
 
+// sessionCauses are the invariants whose violations mislead every later
+// judgement of the client: a broker that denies a session it kept, or cuts
+// a connection that was alive, makes the routing, retransmission and loss
+// checks see the wrong session.
+var sessionCauses = SetOf(SessionPresent, BrokerKeepAlive)
+
 // canExplain reports whether a violation of a can explain one of b.
 func canExplain(a, b Invariant) bool {
-	if !consequences.Has(b) || a == b {
+	switch {
+	case a == b:
+		return false
+	case sessionCauses.Has(a):
+		return true
+	case !consequences.Has(b):
 		return false
 	}
 	return !consequences.Has(a) || (a == NoLoss && b == NoStuck)

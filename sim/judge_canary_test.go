@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -68,4 +69,44 @@ func TestKeepAliveCanary(t *testing.T) {
 		t.Fatalf("MutKeepAliveNoReset: BrokerKeepAlive violation of the broker in only %d of %d seeds", caught, seeds)
 	}
 	t.Logf("MutKeepAliveNoReset caught in %d of %d seeds", caught, seeds)
+}
+
+// TestSessionPresentExplains: under MutSessionPresentZero the first
+// violation of a run is the broker's SessionPresent, and every violation of
+// another invariant it causes (the routing and retransmission checks then
+// see a session the broker claims it dropped) is listed as explained by a
+// SessionPresent violation.
+func TestSessionPresentExplains(t *testing.T) {
+	p, err := engine.PresetByName("fixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name, p.Broker.Mutations = "fixed+session-present-zero", engine.MutSessionPresentZero
+	others := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		cfg := Config{Seed: seed, Profile: "swarm", Preset: p}
+		plan, err := Generate(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Run(cfg, plan)
+		if len(r.Violations) == 0 {
+			continue
+		}
+		if v := r.Violations[0]; v.Invariant != model.SessionPresent || v.ExplainedBy != "" {
+			t.Fatalf("seed %d: first violation %v (explained by %q), want the broker's SessionPresent", seed, v, v.ExplainedBy)
+		}
+		for _, v := range r.Violations {
+			if v.Invariant == model.SessionPresent {
+				continue
+			}
+			others++
+			if !strings.HasPrefix(v.ExplainedBy, "SessionPresent at step ") {
+				t.Errorf("seed %d: %v explained by %q, want a SessionPresent violation", seed, v, v.ExplainedBy)
+			}
+		}
+	}
+	if others == 0 {
+		t.Fatal("no violation of another invariant to explain")
+	}
 }
