@@ -74,6 +74,8 @@ type packetJSON struct {
 	Sessions bool   `json:"session_present,omitempty"`
 	Clean    bool   `json:"clean_start,omitempty"`
 	Filter   string `json:"filter,omitempty"`
+	// TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum.
+	TopicAlias uint16 `json:"topic_alias,omitempty"`
 }
 
 // writeHistory writes h as JSON lines, one event per line.
@@ -92,7 +94,7 @@ func writeHistory(path string, h model.History) error {
 			ReceiveMax: e.ReceiveMax, Point: uint8(e.Point), Reason: e.Reason}
 		if p := e.Packet; p.Type != 0 {
 			j.Packet = &packetJSON{Type: packetName(p.Type), ID: p.ID, QoS: p.QoS, Dup: p.Dup, Retain: p.Retain,
-				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter}
+				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter, TopicAlias: p.TopicAlias}
 		}
 		if err := enc.Encode(j); err != nil {
 			f.Close()

@@ -32,6 +32,7 @@ var checks = [...]struct {
 	{SharedDelivery, checkShared},
 	{SessionPresent, checkSessionKept},
 	{BrokerKeepAlive, checkBrokerKeepAlive},
+	{TopicAlias, checkTopicAlias},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

@@ -51,7 +51,12 @@
 // in ReceiveMax the Receive Maximum it announced (0 when absent); SendQuota
 // judges the broker's sends against it from the client's own events (what
 // it received and acked), which on a FIFO connection never overstate the
-// broker's count. Checks that judge the end of a
+// broker's count. A CONNECT's Packet.TopicAlias is the Topic Alias Maximum it
+// announced, a PUBLISH's its Topic Alias (MQTT 5.0 §3.3.2.3.4); a PUBLISH
+// that names its topic by the alias alone is recorded with an empty Topic,
+// and the index resolves it per side and connection before any check reads
+// topics (topicalias.go), while TopicAlias judges the wire as recorded.
+// Checks that judge the end of a
 // run (NoLoss, PubrelAnswered, NoStuck) do so only when LivenessStart is
 // present; end-of-history violations point at the step that started the
 // obligation (the Accepted, the PUBREL) or at the last event.
@@ -77,6 +82,7 @@
 //	ClientKeepAlive a connected client never stays silent longer than its Keep Alive (or the CONNACK's Server Keep Alive), unless awaiting a PINGRESP [MQTT-3.1.2-23] [MQTT-3.2.2-21]
 //	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
 //	BrokerKeepAlive the broker closes a connection for keep-alive only after 1.5 × Keep Alive (or Server Keep Alive) without a whole packet from the client (brokerkeepalive.go) [MQTT-3.1.2-22] [MQTT-3.1.2-24]
+//	TopicAlias      each Topic Alias a client receives is within the Topic Alias Maximum of its CONNECT (none when it announced none), and one sent alone was set earlier on the same connection (topicalias.go) [MQTT-3.3.2-11] [MQTT-3.1.2-27] [MQTT-3.3.2-7]
 //
 // A shared subscription's filter counts in routing as its topic filter:
 // each group a client belongs to may send it one more copy, at most at the
@@ -115,7 +121,7 @@
 //	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
 //	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)
-//	any                           | any                                                   | SendQuota and BrokerKeepAlive always promised
+//	any                           | any                                                   | SendQuota, BrokerKeepAlive and TopicAlias always promised
 //
 // A clean stop (Crash at CrashStop) loses a node's memory but none of its
 // writes: a client's stop counts as a crash in every row above; the broker's

@@ -98,6 +98,10 @@ type Packet struct {
 	Opts      uint8
 	KeepAlive uint16 // CONNECT: Keep Alive in seconds; CONNACK: Server Keep Alive (0 when absent)
 	MaxSize   uint32 // CONNECT: the v5 Maximum Packet Size the client accepts (0 when absent: no limit)
+	// TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias
+	// Maximum; 0 when absent. A PUBLISH that names its topic by the alias
+	// alone has an empty Topic.
+	TopicAlias uint16
 	// Expiry: a PUBLISH's Message Expiry Interval, a CONNECT's Session
 	// Expiry Interval, in seconds; 0 when absent. A DISCONNECT's Session
 	// Expiry Interval when ExpirySet.

@@ -11,7 +11,8 @@ import (
 // strings. The empty string is a name like any other (ids are exact
 // stand-ins for the strings they replace).
 type index struct {
-	h     *History
+	h     *History // the history the checks read: orig, or its copy with Topic Aliases resolved (resolveAliases)
+	orig  *History // the history as recorded
 	nodes []string // node id -> name; brokerID is BrokerNode, emptyID ""
 	msgs  []string // msg id -> message id; 0 is ""
 	ev    []evIDs  // per event
@@ -101,7 +102,7 @@ func newIndexOf(h *History, sparse bool) *index { return newIndexIn(h, sparse, n
 // borrowIndex), else into new ones.
 func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 	x := &index{
-		h: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
+		h: h, orig: h, nodes: []string{BrokerNode, ""}, roles: []Role{RoleBroker, 0}, maxID: []uint16{0, 0},
 		liveness: -1, topicMap: map[string]int32{}, sparse: sparse,
 	}
 	if sc != nil {
@@ -121,6 +122,7 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 	if sparse {
 		x.nodeMap = map[string]int32{BrokerNode: brokerID, "": emptyID}
 	}
+	aliased := false // a PUBLISH names its topic by a Topic Alias alone
 	for i := range h.Events {
 		e := &h.Events[i]
 		d := &x.ev[i]
@@ -146,6 +148,9 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 			if e.Kind == Received && d.node != brokerID && e.Packet.Type == PUBLISH {
 				x.roles[d.node] |= RoleSubscriber
 			}
+			if e.Packet.TopicAlias != 0 && e.Packet.Type == PUBLISH && e.Packet.Topic == "" {
+				aliased = true
+			}
 			if e.Kind == Sent && opensFlight(&e.Packet) && e.Packet.ID > x.maxID[d.node] {
 				x.maxID[d.node] = e.Packet.ID
 			}
@@ -156,6 +161,9 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 		case ConnClosed:
 			x.connClosed = true
 		}
+	}
+	if aliased {
+		x.h = x.resolveAliases()
 	}
 	return x
 }

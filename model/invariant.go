@@ -82,6 +82,11 @@ const (
 	// Interval passed after its connection closed [MQTT-4.1.0-2] (see
 	// sessionexpiry.go).
 	SessionExpiry
+	// TopicAlias: the broker's Topic Aliases stay within the Topic Alias
+	// Maximum each client announced, and an alias sent alone was set
+	// earlier on the same connection [MQTT-3.3.2-11] [MQTT-3.1.2-27]
+	// [MQTT-3.3.2-7] (topicalias.go).
+	TopicAlias
 
 	numInvariants = iota
 )
@@ -106,6 +111,7 @@ var invariantNames = [...]string{
 	FlowResume:      "FlowResume",
 	BrokerKeepAlive: "BrokerKeepAlive",
 	SessionExpiry:   "SessionExpiry",
+	TopicAlias:      "TopicAlias",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

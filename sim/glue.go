@@ -15,9 +15,24 @@ func defaultPreset() (engine.Preset, error) { return engine.PresetByName("fixed"
 // config, each client with a persistent session that never expires (5.0) or
 // Clean Session 0 (3.1.1) and the scenario's keep-alive.
 func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
+	return buildEngine(spec, restored, engineTweaks{})
+}
+
+// engineTweaks change the configs defaultFactory builds, last (tests turn
+// on engine options no scenario knob reaches); nil fields change nothing.
+type engineTweaks struct {
+	broker func(*engine.BrokerConfig)
+	client func(*engine.ClientConfig)
+}
+
+// buildEngine is defaultFactory with tw.
+func buildEngine(spec NodeSpec, restored []engine.Record, tw engineTweaks) (Engine, error) {
 	if spec.Broker {
 		bc := engine.DefaultBrokerConfig(spec.Preset.Broker)
 		spec.Config.brokerConfig(&bc)
+		if tw.broker != nil {
+			tw.broker(&bc)
+		}
 		bc.ReuseActions = true // World.step is done with a Step's actions before the next
 		b, err := engine.NewBroker(bc, restored)
 		if err != nil {
@@ -34,6 +49,9 @@ func defaultFactory(spec NodeSpec, restored []engine.Record) (Engine, error) {
 	spec.Config.clientConfig(&cfg)
 	if cfg.Version == packet.V311 {
 		cfg.SessionExpiry = 0
+	}
+	if tw.client != nil {
+		tw.client(&cfg)
 	}
 	cfg.ReuseActions = true
 	c, err := engine.NewClient(cfg, restored)

@@ -87,6 +87,7 @@ type cpacket struct {
 	expiry                      uint32 // Expiry
 	size                        uint32 // MaxSize
 	id                          uint16
+	alias                       uint16 // TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum
 	typ, qos, reason            uint8
 	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill | pktExpirySet
 }
@@ -135,6 +136,9 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	case *packet.Publish:
 		c := cpacket{id: p.PacketID, typ: uint8(packet.PUBLISH), qos: uint8(p.QoS),
 			flags: flagIf(p.Dup, pktDup) | flagIf(p.Retain, pktRetain), expiry: histpkt.PublishExpiry(p)}
+		if p.Props.Present.Has(packet.PropTopicAlias) {
+			c.alias = p.Props.TopicAlias
+		}
 		c.topic = w.internID(p.Topic)
 		c.payload = w.internID(p.Payload)
 		c.msg = c.payload
@@ -153,7 +157,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	}
 	parts := histpkt.Split(p)
 	s := &parts.Scalars
-	c := cpacket{id: s.ID, typ: s.Type, qos: s.QoS, reason: s.Reason, expiry: s.Expiry,
+	c := cpacket{id: s.ID, alias: s.TopicAlias, typ: s.Type, qos: s.QoS, reason: s.Reason, expiry: s.Expiry,
 		flags: flagIf(s.Dup, pktDup) | flagIf(s.Retain, pktRetain) | flagIf(s.Sessions, pktSessions) | flagIf(s.Clean, pktClean) | flagIf(s.Will, pktWill)}
 	if parts.Publish || parts.Will {
 		c.topic = w.internID(parts.Topic)
@@ -227,6 +231,7 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	q.Dup, q.Retain = p.flags&pktDup != 0, p.flags&pktRetain != 0
 	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
 	q.Expiry, q.ExpirySet, q.MaxSize = p.expiry, p.flags&pktExpirySet != 0, p.size
+	q.TopicAlias = p.alias
 	setStr(&q.Topic, t, p.topic)
 	setStr(&q.Msg, t, p.msg)
 	setStr(&q.Payload, t, p.payload)
@@ -304,7 +309,7 @@ func (l *histLog) pack(r *hrec) crec {
 		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
 	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
 	switch {
-	case p.expiry != 0 || p.size != 0:
+	case p.expiry != 0 || p.size != 0 || p.alias != 0: // crec has no room for them
 		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
 		l.spill = append(l.spill, *r)
 	case !packetStrs:

@@ -53,6 +53,9 @@ func Split(p packet.Packet) Parts {
 	case *packet.Publish:
 		m.ID, m.QoS, m.Dup, m.Retain = p.PacketID, uint8(p.QoS), p.Dup, p.Retain
 		m.Expiry = PublishExpiry(p)
+		if p.Props.Present.Has(packet.PropTopicAlias) {
+			m.TopicAlias = p.Props.TopicAlias // §3.3.2.3.4; Topic is empty when it names the topic alone
+		}
 		r.Publish, r.Topic, r.Payload = true, p.Topic, p.Payload
 	case *packet.Puback:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
@@ -130,6 +133,9 @@ func splitConnect(r *Parts, p *packet.Connect) {
 	m.Clean, m.KeepAlive = p.CleanStart, p.KeepAlive
 	if p.Props.Present.Has(packet.PropMaximumPacketSize) {
 		m.MaxSize = p.Props.MaximumPacketSize
+	}
+	if p.Props.Present.Has(packet.PropTopicAliasMaximum) {
+		m.TopicAlias = p.Props.TopicAliasMaximum // [MQTT-3.1.2-26]
 	}
 	if p.Props.Present.Has(packet.PropSessionExpiry) {
 		m.Expiry = p.Props.SessionExpiry
