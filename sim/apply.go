@@ -58,6 +58,8 @@ func (w *World) Apply(op Op) error {
 		w.loseQoS2(n)
 	case OpReset:
 		w.resetClient(n)
+	case OpHalfOpen:
+		w.halfOpenClient(n, op.Told)
 	default:
 		w.applyClient(n, op)
 	}
@@ -67,7 +69,7 @@ func (w *World) Apply(op Op) error {
 // clientOnly reports whether an op kind needs a client.
 func clientOnly(k OpKind) bool {
 	switch k {
-	case OpConnect, OpSubscribe, OpUnsubscribe, OpPublish, OpDisconnect, OpPartition, OpHeal, OpSlow, OpLoseQoS2, OpReset:
+	case OpConnect, OpSubscribe, OpUnsubscribe, OpPublish, OpDisconnect, OpPartition, OpHeal, OpSlow, OpLoseQoS2, OpReset, OpHalfOpen:
 		return true
 	}
 	return false

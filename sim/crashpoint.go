@@ -40,3 +40,32 @@ func (w *World) arm(n *node, p model.CrashPoint) {
 	w.tr.str(" point=", crashPointName(p))
 	w.tr.end()
 }
+
+// toldNames are the text names of a half-open op's told side (Op.Told).
+var toldNames = [...]string{1: "client", 2: "broker"}
+
+// parseTold reads a half-open op's told side.
+func parseTold(s string) (uint8, error) {
+	for i, name := range toldNames {
+		if name != "" && name == s {
+			return uint8(i), nil
+		}
+	}
+	return 0, fmt.Errorf("told %q is not client or broker", s)
+}
+
+// halfOpenClient makes client n's connection silent, if it has one still
+// open, as the network's half-open fault does; told (Op.Told) says which
+// side is told it closed.
+func (w *World) halfOpenClient(n *node, told uint8) {
+	side := uint8(2) // neither
+	switch told {
+	case 1:
+		side = sideClient
+	case 2:
+		side = sideBroker
+	}
+	if c := w.getConn(n.app.conn); c != nil && !c.reset && !c.blackhole {
+		w.halfOpen(c, side)
+	}
+}

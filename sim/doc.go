@@ -147,8 +147,8 @@
 // until a round changes nothing: random faults are pinned as plan ops
 // (a crash at a crash point as a crash op armed for that kind of point,
 // "crash s1 point=callback-pre", or as crash and restart ops between steps,
-// crash points off; a connection reset as a reset op, "reset p1", random
-// resets off), ops are deleted (halving chunks down to
+// crash points off; a connection reset or half-open as a reset or half-open
+// op, "reset p1", "half-open p1 told=client", that random fault off), ops are deleted (halving chunks down to
 // single ops, a node's or a kind's ops, a fault with its repair, small
 // windows), adjacent advances merged, arguments simplified towards the
 // benign zero (QoS, retain, clean start, durations, message ids) and the

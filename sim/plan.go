@@ -34,16 +34,17 @@ const (
 	OpAdvance                       // advance 500ms
 	OpNode                          // node s1 v=4 expiry=10 rm=2 ... (declares a client, or configures the broker; see NodeConfig)
 	OpReset                         // reset p1 (the client's connection is reset now, as by the network's reset fault)
+	OpHalfOpen                      // half-open p1 [told=client|broker] (the client's connection goes silent now, as by the network's half-open fault)
 )
 
 // lastOpKind is the last op kind.
-const lastOpKind = OpReset
+const lastOpKind = OpHalfOpen
 
 var opNames = [...]string{
 	OpConnect: "connect", OpSubscribe: "subscribe", OpUnsubscribe: "unsubscribe",
 	OpPublish: "publish", OpDisconnect: "disconnect", OpCrash: "crash",
 	OpRestart: "restart", OpStop: "stop", OpPartition: "partition", OpHeal: "heal",
-	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance", OpNode: "node", OpReset: "reset",
+	OpSlow: "slow", OpLoseQoS2: "lose-qos2", OpAdvance: "advance", OpNode: "node", OpReset: "reset", OpHalfOpen: "half-open",
 }
 
 // String returns the kind's text form.
@@ -69,6 +70,9 @@ type Op struct {
 	// this kind in the safety phase (point=callback-pre), as a random crash
 	// point would; 0 crashes it now, between steps.
 	Point model.CrashPoint
+	// Told, on a half-open, is the side told the connection closed: 1 the
+	// client, 2 the broker, 0 neither (keep-alive finds it).
+	Told  uint8
 	Pad   uint16 // publish: bytes of padding after the message id in the payload
 	Node  string // the node it acts on ("broker" or a client id); empty for advance
 	Topic string // publish topic, or subscribe/unsubscribe filter
@@ -165,6 +169,11 @@ func (o Op) appendText(b []byte) []byte {
 		if o.Point != 0 {
 			b = append(b, " point="...)
 			b = append(b, crashPointName(o.Point)...)
+		}
+	case OpHalfOpen:
+		if o.Told != 0 {
+			b = append(b, " told="...)
+			b = append(b, toldNames[o.Told]...)
 		}
 	case OpSubscribe:
 		b = append(b, " filter="...)
@@ -443,6 +452,8 @@ func (o *Op) parseArgs(args []string) error {
 			err = o.Cfg.parseArg(a)
 		case key == "point" && o.Kind == OpCrash:
 			o.Point, err = parseCrashPoint(val)
+		case key == "told" && o.Kind == OpHalfOpen:
+			o.Told, err = parseTold(val)
 		case key == "rh" && o.Kind == OpSubscribe:
 			var n uint64
 			n, err = strconv.ParseUint(val, 10, 8)

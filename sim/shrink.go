@@ -135,8 +135,8 @@ type shrinker struct {
 	// plan's seed is tried with reseedTries other seeds too.
 	reseed bool
 	// crashes are the best plan's crashes at random crash points, with
-	// their restarts, and resets its random connection resets, as plan ops
-	// at their virtual times.
+	// their restarts, and resets its random connection resets and
+	// half-opens, as plan ops at their virtual times.
 	crashes, resets []timedOp
 	seen            map[uint64]bool // candidates already run (by the hash of their text)
 }

@@ -19,15 +19,20 @@ type timedOp struct {
 // exhaustive mode; not the plan's own crashes, stops or state losses), each
 // followed by a restart op at the node's next restart when that came before
 // the liveness phase (which restarts every node anyway), and connection
-// resets (not those of the plan's own reset ops, planned).
+// resets and half-open connections (not those of the plan's own reset and
+// half-open ops, planned).
 func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []timedOp) {
 	for i, e := range h.Events {
 		if e.Kind == model.LivenessStart {
 			break
 		}
 		switch {
-		case e.Kind == model.Cut && e.Reason == "reset":
-			r := timedOp{at: engine.Time(e.Time), op: Op{Kind: OpReset, Node: e.Node}}
+		case e.Kind == model.Cut && (e.Reason == "reset" || e.Reason == "half-open"):
+			kind := OpReset
+			if e.Reason == "half-open" {
+				kind = OpHalfOpen
+			}
+			r := timedOp{at: engine.Time(e.Time), op: Op{Kind: kind, Node: e.Node}}
 			if planned[r] > 0 {
 				planned[r]--
 				continue
@@ -59,12 +64,15 @@ func (s *shrinker) noteFaults(r Result, ops []Op) {
 	if p.CrashPointPPM > 0 || s.cfg.Crash.Exhaustive() {
 		s.crashes = crashes
 	}
-	if p.ResetPPM > 0 {
-		s.resets = resets
+	for _, r := range resets {
+		if r.op.Kind == OpReset && p.ResetPPM > 0 || r.op.Kind == OpHalfOpen && p.HalfOpenPPM > 0 {
+			s.resets = append(s.resets, r)
+		}
 	}
 }
 
-// plannedResets counts the reset ops of a plan by time and node.
+// plannedResets counts the reset and half-open ops of a plan by time, kind
+// and node.
 func plannedResets(ops []Op) map[timedOp]int {
 	out := map[timedOp]int{}
 	var now engine.Time
@@ -72,8 +80,8 @@ func plannedResets(ops []Op) map[timedOp]int {
 		switch op.Kind {
 		case OpAdvance:
 			now += engine.Time(op.D)
-		case OpReset:
-			out[timedOp{at: now, op: op}]++
+		case OpReset, OpHalfOpen:
+			out[timedOp{at: now, op: Op{Kind: op.Kind, Node: op.Node}}]++
 		}
 	}
 	return out
@@ -131,12 +139,14 @@ const maxPinned = 6
 
 // pinFaults replaces random faults of the best plan's run by plan ops, with
 // that kind of random fault off (crash-point probability zero, no
-// exhaustive crash; reset probability zero): a reset op where a connection
-// was reset, and for a crash at a crash point either a crash op armed for
+// exhaustive crash; reset or half-open probability zero): a reset op where
+// a connection was reset, a half-open op where one went silent (told the
+// client, then told the broker: the history does not say which side the
+// network told), and for a crash at a crash point either a crash op armed for
 // that kind of point just before its time (the node crashes at its next
 // such point and restarts as after a random one) or, failing that, a crash
 // op between steps and a restart op where the node came back. It tries
-// every fault at once, the crashes alone, the resets alone, then each of the
+// every fault at once, the crashes alone, the cuts alone, then each of the
 // first few alone. Random faults make a failure fragile: deleting any
 // earlier op shifts the draws and the fault lands elsewhere; a plan op
 // stays where it is, and the deletions after it remove whatever the failure
@@ -145,8 +155,17 @@ func (s *shrinker) pinFaults() {
 	if len(s.crashes)+len(s.resets) == 0 {
 		return
 	}
+	tolds := []uint8{0}
+	if slices.ContainsFunc(s.resets, func(r timedOp) bool { return r.op.Kind == OpHalfOpen }) {
+		tolds = []uint8{1, 2} // the network's half-open tells the client or the broker
+	}
 	for _, crashes := range [][]timedOp{armed(s.crashes), between(s.crashes)} {
-		if s.pinVariants(crashes, s.resets) {
+		for _, told := range tolds {
+			if s.pinVariants(crashes, withTold(s.resets, told)) {
+				return
+			}
+		}
+		if len(s.crashes) == 0 {
 			return
 		}
 	}
@@ -171,6 +190,17 @@ func (s *shrinker) pinVariants(crashes, resets []timedOp) bool {
 		}
 	}
 	return false
+}
+
+// withTold returns cuts with every half-open op's told side set.
+func withTold(cuts []timedOp, told uint8) []timedOp {
+	out := slices.Clone(cuts)
+	for i := range out {
+		if out[i].op.Kind == OpHalfOpen {
+			out[i].op.Told = told
+		}
+	}
+	return out
 }
 
 // armed returns crashes as crash ops armed for their crash point 1ns
@@ -227,8 +257,12 @@ func (s *shrinker) tryPinned(crashes, resets []timedOp) bool {
 		p.CrashPointPPM = 0
 		cfg.Crash = CrashMode{}
 	}
-	if len(resets) > 0 {
-		p.ResetPPM = 0
+	for _, r := range resets {
+		if r.op.Kind == OpReset {
+			p.ResetPPM = 0
+		} else {
+			p.HalfOpenPPM = 0
+		}
 	}
 	cfg.Custom = &p
 	ins := append(slices.Clone(crashes), resets...)

@@ -301,6 +301,42 @@ func TestArmedCrash(t *testing.T) {
 	}
 }
 
+// TestHalfOpenOp: a half-open op makes the client's connection silent as
+// the network's fault does (a Cut event "half-open"); told=client tells the
+// client at once, which reconnects; it prints and parses back.
+func TestHalfOpenOp(t *testing.T) {
+	for _, text := range []string{"half-open p1 told=client", "half-open p1 told=broker", "half-open p1"} {
+		op, err := ParseOp(text)
+		if err != nil || op.Kind != OpHalfOpen || op.String() != text {
+			t.Fatalf("ParseOp(%q): %+v %v", text, op, err)
+		}
+	}
+	if _, err := ParseOp("half-open p1 told=both"); err == nil {
+		t.Error("told=both accepted")
+	}
+	w, err := New(Config{Seed: 1, Scenario: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []Op{{Kind: OpConnect, Node: "p1"}, {Kind: OpAdvance, D: 100 * ms}, {Kind: OpHalfOpen, Node: "p1", Told: 1}, {Kind: OpAdvance, D: 3 * engine.Second}} {
+		if err := w.Apply(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cuts, connected int
+	for _, e := range w.History().Events {
+		switch {
+		case e.Kind == model.Cut && e.Node == "p1" && e.Reason == "half-open":
+			cuts++
+		case e.Kind == model.Connected && e.Node == "p1":
+			connected++
+		}
+	}
+	if cuts != 1 || connected != 2 {
+		t.Errorf("%d half-opens, %d connects, want 1 and 2", cuts, connected)
+	}
+}
+
 // TestInsertTimed: ops go in at their virtual time, splitting the advance
 // that spans it; at an advance's end they follow it; past the plan's end
 // they go last.
