@@ -84,8 +84,15 @@ func (b *Broker) resolveAlias(c *brokerConn, p *packet.Publish) ([]byte, bool) {
 	}
 	a := p.Props.TopicAlias
 	if a == 0 || a > b.cfg.TopicAliasMaximum {
-		// [MQTT-3.3.2-12] the alias must be within the broker's Topic Alias Maximum.
-		b.fail(c, &brokerErr{sentinel: ErrBrokerProtocol, reason: packet.TopicAliasInvalid, rule: "MQTT-3.3.2-12", msg: "topic alias out of range"})
+		// The client MUST NOT send an alias above the CONNACK's Topic Alias
+		// Maximum [MQTT-3.3.2-9] [MQTT-3.2.2-17], nor any when it is absent
+		// [MQTT-3.2.2-18]; the broker accepts every alias up to it
+		// [MQTT-3.3.2-12].
+		rule := "MQTT-3.3.2-9"
+		if b.cfg.TopicAliasMaximum == 0 {
+			rule = "MQTT-3.2.2-18"
+		}
+		b.fail(c, &brokerErr{sentinel: ErrBrokerProtocol, reason: packet.TopicAliasInvalid, rule: rule, msg: "topic alias out of range"})
 		return nil, false
 	}
 	if len(p.Topic) > 0 {
