@@ -41,6 +41,19 @@
 //     every program it started; a Supervisor tracks them all so KillAll
 //     leaves no orphan; FreePort asks the kernel for a port, and every wait
 //     (WaitPort, Kill) is bounded.
+//   - RunTest is the live tester (simrun live; docs/live.md): it starts the
+//     broker (a command template, or an address it does not manage), the
+//     recording proxy and the clients (ours in process, or external
+//     programs whose stdout lines and exit statuses are their application
+//     events), runs the workload under the fault schedule Schedule draws
+//     from the seed, heals, waits (bounded) for what the model's NoLoss
+//     still requires, and judges the history with model.CheckUnder against
+//     the declared policy (Judge: promised violations, excused invariants
+//     and the faults that excused them). It writes the run directory:
+//     summary.txt, violations.txt with history excerpts, history.jsonl,
+//     schedule.txt, logs/ and data/. A cancelled context (Ctrl-C) kills
+//     every process it started and still judges and writes what it
+//     recorded.
 //   - Every driver writes Sent and Received packets (decoded from a copy of
 //     the byte stream), Accepted, Acknowledged, Delivered, Subscribed,
 //     Unsubscribed, Connected, ConnOpened, ConnClosed, Crash, Restart and
