@@ -30,6 +30,7 @@ type brokerFanSend struct {
 type brokerFanQoS0 struct {
 	msg    brokerMsg
 	retain bool
+	share  uint32 // the group the copy goes for (0: the session's ordinary copy)
 }
 
 // resetFan empties the fanout's lists.
@@ -84,7 +85,7 @@ func (b *Broker) fanoutSend() {
 		if q0 > 0 {
 			if s.conn != nil {
 				q := &b.fan0[q0-1]
-				out := brokerOut{msg: q.msg, retain: q.retain}
+				out := brokerOut{msg: q.msg, retain: q.retain, share: q.share}
 				b.sendPublish0(s.conn, &out)
 			}
 			continue
@@ -103,7 +104,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			b.stats.DroppedQoS0++
 			return
 		}
-		b.fan0 = append(b.fan0, brokerFanQoS0{msg: out.msg, retain: out.retain})
+		b.fan0 = append(b.fan0, brokerFanQoS0{msg: out.msg, retain: out.retain, share: out.share})
 		b.fan = append(b.fan, brokerFanSend{s: s, q0: len(b.fan0)})
 		return
 	}
@@ -200,7 +201,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 		return false
 	}
 	p := b.pkts.publishN(dup, m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
-	p = b.withSubIDs(c, s, p)
+	p = b.withSubIDs(c, s, m, p)
 	if !b.sendPub(c, p, m.msg.checked) {
 		b.stats.DroppedSize++
 		b.removeOut(s, i)
@@ -219,7 +220,7 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		return // [MQTT-3.3.2-5]
 	}
 	p := b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
-	if b.sendPub(c, b.withSubIDs(c, c.sess, p), m.msg.checked) {
+	if b.sendPub(c, b.withSubIDs(c, c.sess, m, p), m.msg.checked) {
 		b.stats.PublishesOut++
 	} else {
 		b.stats.DroppedSize++

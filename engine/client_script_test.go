@@ -256,7 +256,11 @@ func fmtPacket(p packet.Packet) string {
 		for i, s := range p.Subs {
 			subs[i] = fmt.Sprintf("%s:%d", s.Filter, s.QoS)
 		}
-		return fmt.Sprintf("SUBSCRIBE id=%d subs=%s", p.PacketID, strings.Join(subs, ","))
+		s := fmt.Sprintf("SUBSCRIBE id=%d subs=%s", p.PacketID, strings.Join(subs, ","))
+		for _, id := range p.Props.SubscriptionIDs {
+			s += fmt.Sprintf(" subid=%d", id)
+		}
+		return s
 	case *packet.Suback:
 		return fmt.Sprintf("SUBACK id=%d codes=%s", p.PacketID, fmtCodes(p.Reasons))
 	case *packet.Unsubscribe:
@@ -528,7 +532,7 @@ func (h *harness) scriptEvent(line string) (Event, error) {
 				n, _ := strconv.Atoi(q)
 				subs = append(subs, packet.Subscription{Filter: flt, QoS: packet.QoS(n)})
 			}
-			return Subscribe{Cmd: cmd, Subs: subs}, nil
+			return Subscribe{Cmd: cmd, Subs: subs, SubscriptionID: uint32(atoi(m, "subid"))}, nil
 		default:
 			return Unsubscribe{Cmd: cmd, Filters: strings.Split(m["filters"], ",")}, nil
 		}

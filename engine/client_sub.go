@@ -22,9 +22,36 @@ func (c *Client) handleSubscribeCmd(e Subscribe) {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: SUBSCRIBE without filters", ErrClientBadCommand))
 		return
 	}
+	if err := c.checkSubscriptionID(e.SubscriptionID); err != nil {
+		c.complete(e.Cmd, Failed, err)
+		return
+	}
 	c.sendRequest(e.Cmd, packet.SUBSCRIBE, len(e.Subs), func(id uint16) packet.Packet {
-		return &packet.Subscribe{PacketID: id, Subs: slices.Clone(e.Subs)}
+		p := &packet.Subscribe{PacketID: id, Subs: slices.Clone(e.Subs)}
+		if e.SubscriptionID != 0 {
+			p.Props.SubscriptionIDs = []uint32{e.SubscriptionID} // §3.8.2.1.2
+		}
+		return p
 	})
+}
+
+// maxSubscriptionID is the largest Subscription Identifier, the largest
+// Variable Byte Integer (§3.8.2.1.2).
+const maxSubscriptionID = 268435455
+
+// checkSubscriptionID refuses a Subscription Identifier the client cannot
+// send: any in 3.1.1, which has none, and one beyond the Variable Byte
+// Integer's range.
+func (c *Client) checkSubscriptionID(id uint32) error {
+	switch {
+	case id == 0:
+		return nil
+	case c.v != packet.V5:
+		return fmt.Errorf("%w: Subscription Identifier needs Version 5", ErrClientBadCommand)
+	case id > maxSubscriptionID:
+		return fmt.Errorf("%w: Subscription Identifier %d above %d (§3.8.2.1.2)", ErrClientBadCommand, id, maxSubscriptionID)
+	}
+	return nil
 }
 
 // handleUnsubscribeCmd sends UNSUBSCRIBE with a fresh packet id.

@@ -93,6 +93,12 @@ type Publish struct {
 type Subscribe struct {
 	Cmd  CmdID
 	Subs []packet.Subscription
+	// SubscriptionID is the v5 Subscription Identifier the SUBSCRIBE
+	// carries, 1 to 268,435,455, for every filter of it (0: none); the
+	// broker sends it on each PUBLISH these subscriptions match
+	// (§3.8.2.1.2). A 3.1.1 client fails a Subscribe that sets it with
+	// ErrClientBadCommand; so does a v5 client for 0x0FFFFFFF and above.
+	SubscriptionID uint32
 }
 
 // Unsubscribe asks the client to unsubscribe.

@@ -107,6 +107,7 @@ const (
 	MutKeepAliveNoReset                         // broker: count the keep-alive from the CONNECT, not from the last packet received [MQTT-3.1.2-22]
 	MutSkipSync                                 // broker: write its records without fsync (no Persist has Sync), then ack as if durable
 	MutIgnoreSessionExpiry                      // broker: keep every v5 session for good, whatever its Session Expiry Interval
+	MutSubIDsFirstOnly                          // broker: a PUBLISH carries the Subscription Identifier of the first matching subscription only [MQTT-3.3.4-4]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -151,7 +152,8 @@ var (
 	mutationNames    = []string{"delete-before-update", "resend-without-dup", "reuse-inflight-id", "publish-after-pubrel", "ack-before-persist", "ignore-receive-max",
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
-		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry"}
+		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
+		"subids-first-only"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

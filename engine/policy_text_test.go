@@ -40,6 +40,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutSkipSync.String(), "skip-sync"},
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<28).String(), "resend-without-dup+ack-before-persist+0x10000000"},
 		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
+		{MutSubIDsFirstOnly.String(), "subids-first-only"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -48,8 +49,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutIgnoreSessionExpiry != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreSessionExpiry))
+	if MutSubIDsFirstOnly != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutSubIDsFirstOnly))
 	}
 }
 
