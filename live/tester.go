@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -354,6 +353,3 @@ func (t *tester) teardown() {
 func (t *tester) logf(format string, args ...any) {
 	fmt.Fprintf(t.cfg.Log, "live: "+format+"\n", args...)
 }
-
-// errInterrupted marks a phase cut short by the context.
-var errInterrupted = errors.New("interrupted")

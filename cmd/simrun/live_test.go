@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,4 +263,48 @@ func descendants(t *testing.T) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestLiveMosquittoSubKilled: Debian's mosquitto_sub as a persistent QoS 2
+// subscriber killed at random. Against the spec's promises the tester may
+// only find NoLoss (a PUBREC'd message lost with the process's memory) and
+// NoStuck (its liveness shadow), nothing else; declared as what it is
+// (-promise mosquitto-clients) the run keeps every promise.
+func TestLiveMosquittoSubKilled(t *testing.T) {
+	t.Parallel()
+	requireMosquitto(t)
+	args := []string{"-seed", "19", "-faults", "client-kill", "-subscriber", mosquittoSub, "-liveness", "4s"}
+	r, dir := liveRun(t, args...)
+	if r.code != exitOK && r.code != exitViolation {
+		r.want(t, exitViolation)
+	}
+	v, err := os.ReadFile(filepath.Join(dir, "violations.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(v), "\n") {
+		if strings.HasPrefix(l, "== ") && !strings.HasPrefix(l, "== NoLoss ") && !strings.HasPrefix(l, "== NoStuck ") {
+			t.Errorf("a violation other than NoLoss or NoStuck: %s", l)
+		}
+	}
+	r, _ = liveRun(t, append(args, "-promise", "mosquitto-clients")...)
+	r.want(t, exitOK)
+}
+
+// TestLiveBrokerAddr: a broker the tester does not manage (-broker-addr),
+// here our broker served by the test, judged under cuts.
+func TestLiveBrokerAddr(t *testing.T) {
+	t.Parallel()
+	b := startBrokerChild(t, "127.0.0.1:0", t.TempDir())
+	r, _ := liveRun(t, "-seed", "23", "-broker-addr", b.addr, "-faults", "cut", "-duration", "3s", "-messages", "60")
+	r.want(t, exitOK)
+	if !strings.Contains(r.stdout, "unmanaged broker at "+b.addr) {
+		t.Errorf("summary does not name the broker:\n%s", r.stdout)
+	}
+	var issued, skipped int
+	if i := strings.Index(r.stdout, "issued "); i < 0 {
+		t.Errorf("no message counts:\n%s", r.stdout)
+	} else if _, err := fmt.Sscanf(r.stdout[i:], "issued %d (skipped %d)", &issued, &skipped); err != nil || issued+skipped != 60 {
+		t.Errorf("-messages 60 handed %d+%d messages to the publishers (%v)", issued, skipped, err)
+	}
 }
