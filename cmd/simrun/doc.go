@@ -54,9 +54,11 @@
 // ops to M ops in D") and its replay command. Progress goes to stderr;
 // SIGINT or SIGTERM writes the smallest failing plan found so far and exits
 // 130; -timeout and -budget bound it. shrink -bench runs the campaign of
-// each preset on one goroutine and shrinks its failing seeds, printing the
-// share shrunk to at most -bench-max-ops ops and the medians and 90th
-// percentiles of ops before and after, time and runs.
+// each preset with GOMAXPROCS 1 and shrinks its failing seeds one at a
+// time, -timeout then bounding each shrink's CPU time (getrusage: other work
+// on the machine does not count), and prints the share shrunk to at most
+// -bench-max-ops ops within it and the medians and 90th percentiles of ops
+// before and after, CPU time and runs.
 //
 // # Campaigns
 //

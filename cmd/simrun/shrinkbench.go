@@ -68,6 +68,9 @@ func (e *env) shrinkBench(bf benchFlags, w world, budget int, timeout time.Durat
 	var all []benchRow
 	var failing []int
 	for _, p := range presets {
+		if e.ctx.Err() != nil {
+			break
+		}
 		wp := w
 		wp.preset = p
 		seeds := failingSeeds(wp, bf.seeds)
