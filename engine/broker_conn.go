@@ -168,7 +168,7 @@ func (b *Broker) handleDisconnect(c *brokerConn, p *packet.Disconnect) {
 		s.expiry = p.Props.SessionExpiry
 	}
 	keepWill := c.version == packet.V5 && p.Reason == packet.DisconnectWithWill
-	if !keepWill {
+	if !keepWill && b.pol.Mutations&MutWillOnNormalDisconnect == 0 { // the canary keeps it
 		s.will = nil // [MQTT-3.14.4-3] [MQTT-3.1.2-10]
 	}
 	b.emit(CloseConn{Conn: c.id})

@@ -504,7 +504,8 @@ func (w *bsWorld) configure(args []string) error {
 				"keepunsubscribed": MutKeepUnsubscribed, "retainemptypayload": MutRetainEmptyPayload,
 				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
 				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry,
-				"subidsfirstonly": MutSubIDsFirstOnly}[v]
+				"subidsfirstonly":        MutSubIDsFirstOnly,
+				"willonnormaldisconnect": MutWillOnNormalDisconnect}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

@@ -86,28 +86,29 @@ type Mutation uint32
 
 // Mutations of the fixes.
 const (
-	MutDeleteBeforeUpdate  Mutation = 1 << iota // delete the stored copy before the ack's state update
-	MutResendWithoutDup                         // resend PUBLISH with DUP=0
-	MutReuseInflightID                          // allocate a packet id that is still in flight
-	MutPublishAfterPubrel                       // resend the PUBLISH of a message already PUBREL'd
-	MutAckBeforePersist                         // broker: PUBACK/PUBREC before the message is persisted
-	MutIgnoreReceiveMax                         // broker: send QoS>0 PUBLISHes beyond the client's Receive Maximum
-	MutIgnoreGrantedQoS                         // broker: forward at the publish QoS, not min(publish, granted) [MQTT-3.8.4-8]
-	MutCopyPerSubscription                      // broker: one copy per matching subscription, each at its own QoS (mosquitto's allow_duplicate_messages)
-	MutKeepUnsubscribed                         // broker: answer UNSUBACK but keep the subscription
-	MutRetainEmptyPayload                       // broker: store an empty retained PUBLISH as the topic's retained message instead of clearing it
-	MutExpiryUnchanged                          // broker: forward the publisher's Message Expiry Interval unchanged and never drop an expired message
-	MutPacketIDZero                             // id allocator: wrap from 65535 to 0 (a uint16 overflow), handing out id 0
-	MutKeepAliveOnReceive                       // client: a received packet restarts the keep-alive timer, so a client that only receives never pings
-	MutSharedDropOnEnd                          // broker: a shared subscription member's messages die with its session instead of going to another member
-	MutSharedToAll                              // broker: a shared subscription's message goes to every member, not one
-	MutAliasAboveMax                            // broker: assign up to TopicAliasesOut topic aliases whatever Topic Alias Maximum the client announced [MQTT-3.3.2-11]
-	MutNoPumpOnAck                              // broker: an ack that opens the client's receive window sends nothing; the queue waits for the next publication
-	MutSessionPresentZero                       // broker: resume a kept session but answer Session Present=0 [MQTT-3.2.2-3]
-	MutKeepAliveNoReset                         // broker: count the keep-alive from the CONNECT, not from the last packet received [MQTT-3.1.2-22]
-	MutSkipSync                                 // broker: write its records without fsync (no Persist has Sync), then ack as if durable
-	MutIgnoreSessionExpiry                      // broker: keep every v5 session for good, whatever its Session Expiry Interval
-	MutSubIDsFirstOnly                          // broker: a PUBLISH carries the Subscription Identifier of the first matching subscription only [MQTT-3.3.4-4]
+	MutDeleteBeforeUpdate     Mutation = 1 << iota // delete the stored copy before the ack's state update
+	MutResendWithoutDup                            // resend PUBLISH with DUP=0
+	MutReuseInflightID                             // allocate a packet id that is still in flight
+	MutPublishAfterPubrel                          // resend the PUBLISH of a message already PUBREL'd
+	MutAckBeforePersist                            // broker: PUBACK/PUBREC before the message is persisted
+	MutIgnoreReceiveMax                            // broker: send QoS>0 PUBLISHes beyond the client's Receive Maximum
+	MutIgnoreGrantedQoS                            // broker: forward at the publish QoS, not min(publish, granted) [MQTT-3.8.4-8]
+	MutCopyPerSubscription                         // broker: one copy per matching subscription, each at its own QoS (mosquitto's allow_duplicate_messages)
+	MutKeepUnsubscribed                            // broker: answer UNSUBACK but keep the subscription
+	MutRetainEmptyPayload                          // broker: store an empty retained PUBLISH as the topic's retained message instead of clearing it
+	MutExpiryUnchanged                             // broker: forward the publisher's Message Expiry Interval unchanged and never drop an expired message
+	MutPacketIDZero                                // id allocator: wrap from 65535 to 0 (a uint16 overflow), handing out id 0
+	MutKeepAliveOnReceive                          // client: a received packet restarts the keep-alive timer, so a client that only receives never pings
+	MutSharedDropOnEnd                             // broker: a shared subscription member's messages die with its session instead of going to another member
+	MutSharedToAll                                 // broker: a shared subscription's message goes to every member, not one
+	MutAliasAboveMax                               // broker: assign up to TopicAliasesOut topic aliases whatever Topic Alias Maximum the client announced [MQTT-3.3.2-11]
+	MutNoPumpOnAck                                 // broker: an ack that opens the client's receive window sends nothing; the queue waits for the next publication
+	MutSessionPresentZero                          // broker: resume a kept session but answer Session Present=0 [MQTT-3.2.2-3]
+	MutKeepAliveNoReset                            // broker: count the keep-alive from the CONNECT, not from the last packet received [MQTT-3.1.2-22]
+	MutSkipSync                                    // broker: write its records without fsync (no Persist has Sync), then ack as if durable
+	MutIgnoreSessionExpiry                         // broker: keep every v5 session for good, whatever its Session Expiry Interval
+	MutSubIDsFirstOnly                             // broker: a PUBLISH carries the Subscription Identifier of the first matching subscription only [MQTT-3.3.4-4]
+	MutWillOnNormalDisconnect                      // broker: keep the will on DISCONNECT 0x00 and publish it when the connection closes
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -153,7 +154,7 @@ var (
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
-		"subids-first-only"}
+		"subids-first-only", "will-on-normal-disconnect"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

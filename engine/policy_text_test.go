@@ -41,6 +41,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{(MutResendWithoutDup | MutAckBeforePersist | 1<<28).String(), "resend-without-dup+ack-before-persist+0x10000000"},
 		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
 		{MutSubIDsFirstOnly.String(), "subids-first-only"},
+		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -49,8 +50,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutSubIDsFirstOnly != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutSubIDsFirstOnly))
+	if MutWillOnNormalDisconnect != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutWillOnNormalDisconnect))
 	}
 }
 

@@ -87,6 +87,11 @@ const (
 	// earlier on the same connection [MQTT-3.3.2-11] [MQTT-3.1.2-27]
 	// [MQTT-3.3.2-7] (topicalias.go).
 	TopicAlias
+	// Will: a will message is published after its connection ends without
+	// DISCONNECT 0x00, once its Will Delay (or the session) ran out, and
+	// never otherwise [MQTT-3.1.2-8] [MQTT-3.1.2-10] [MQTT-3.1.3-9] (see
+	// will.go).
+	Will
 
 	numInvariants = iota
 )
@@ -112,6 +117,7 @@ var invariantNames = [...]string{
 	BrokerKeepAlive: "BrokerKeepAlive",
 	SessionExpiry:   "SessionExpiry",
 	TopicAlias:      "TopicAlias",
+	Will:            "Will",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

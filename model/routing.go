@@ -26,19 +26,20 @@ import "fmt"
 // retained PUBLISH; a PUBLISH the broker cannot tie to a publication
 // (a will message) is not judged, nor are the broker's packets when the
 // history does not name their peer.
-var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume)
+var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume, Will)
 
 // routingEvents are the events checkRouting reads.
 var routingEvents = eventSet{
-	kinds:    kindBits(Crash, ConnClosed, Connected),
+	kinds:    kindBits(Crash, ConnClosed, Connected) | willKinds,
 	sent:     typeBits(PUBLISH, SUBACK, UNSUBACK, CONNACK, PUBACK, PUBREC),
-	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL, CONNECT),
+	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL, CONNECT, DISCONNECT),
 }.codes()
 
 // routeSub is a subscription of a client as far as the broker's events
 // tell: maybe while its SUBSCRIBE (or an UNSUBSCRIBE of it) awaits its ack;
 // lo and hi bound the QoS granted.
 type routeSub struct {
+	since  int64 // when the broker granted it (a new subscription's SUBACK)
 	maybe  bool
 	lo, hi uint8
 	opts   uint8
@@ -57,6 +58,7 @@ type routeClient struct {
 	maxSize   uint32 // the Maximum Packet Size of its last CONNECT (0: none)
 	connected bool   // the broker holds a connection of the client (CONNACK sent, not closed)
 	connStep  int32  // the CONNACK of that connection
+	connAt    int64  // ... and its time
 	judgedBy  bool   // subscribed at some point (listed in routeState.judged)
 }
 
@@ -91,7 +93,7 @@ type routeCopy struct {
 	owedQoS  uint8 // the retained copy's QoS
 	matched  bool  // some publication of it matched a subscription of the client
 	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
-	owed     bool  // a retained copy is owed
+	owed     int32 // retained copies owed (one per SUBACK that asked for it)
 	must     bool  // ... and must be sent (no crash or connection end since)
 }
 
@@ -113,20 +115,21 @@ type routeState struct {
 	clients  []routeClient
 	judged   []int32 // client ids with state, in first-seen order
 	retained map[string]*routeRetained
-	routed   keyTab            // each message's last publication step
-	unacked  map[uint64]string // publisher<<16|id -> topic of a retained PUBLISH not yet acked
-	inbound  map[uint64]bool   // publisher<<16|id of QoS 2 PUBLISHes awaiting their PUBREL
+	routed   keyTab                    // each message's last publication step
+	unacked  map[uint64]*routeRetained // publisher<<16|id -> the retained message of a PUBLISH not yet acked
+	inbound  map[uint64]bool           // publisher<<16|id of QoS 2 PUBLISHes awaiting their PUBREL
 	// willTopics are the topics of retained will messages: the broker
 	// publishes them at times the pass cannot tell.
 	willTopics map[string]bool
+	wills      willState
 	unsynced   []*routeRetained // QoS 0 retained messages of the broker's current step
 	out        []Violation
 }
 
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
-	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{},
-		routed: newKeyTab(x), unacked: map[uint64]string{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
+	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
+		routed: newKeyTab(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
 			s.step(i, &x.h.Events[i])
@@ -170,11 +173,16 @@ func (s *routeState) step(i int, e *Event) {
 		s.clients[d.node].v5 = e.Version >= 5
 	case Crash:
 		s.crash(d.node)
+	case ConnOpened:
+		if d.node == brokerID {
+			s.willConns(i, s.x.peerOf(i), e)
+		}
 	case ConnClosed:
 		s.connEnded(d.node)
 		if d.node == brokerID {
 			s.connEnded(s.x.peerOf(i))
 			s.clients[s.x.peerOf(i)].connected = false
+			s.willConns(i, s.x.peerOf(i), e)
 		}
 	}
 }
@@ -189,7 +197,10 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 	c := s.x.peerOf(i)
 	p := &e.Packet
 	switch p.Type {
+	case DISCONNECT:
+		s.willDisconnect(c, e)
 	case CONNECT:
+		s.willConnect(i, c, e)
 		s.clients[c].maxSize = p.MaxSize
 		if p.Will && p.Retain {
 			// The broker may store this will as the topic's retained message
@@ -203,10 +214,14 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 		if p.QoS == 2 && s.inbound[k] {
 			return // a duplicate the broker does not forward again [MQTT-4.3.3-10]
 		}
+		// A QoS 2 resend the pass holds no id for (lost in a broker crash,
+		// or never seen) may or may not be a new publication: its copies
+		// are allowed, not owed.
+		owed := p.QoS < 2 || !p.Dup
 		if p.QoS == 2 {
 			s.inbound[k] = true
 		}
-		s.route(i, c, e)
+		s.route(i, c, e, owed)
 	case PUBREL:
 		delete(s.inbound, uint64(c)<<16|uint64(p.ID))
 	}
@@ -254,15 +269,18 @@ func (s *routeState) brokerSent(i int, e *Event) {
 			}
 		}
 		r := &s.clients[c]
-		r.connected, r.connStep = p.Reason < 0x80, int32(i)
+		r.connected, r.connStep, r.connAt = p.Reason < 0x80, int32(i), e.Time
 	case PUBACK, PUBREC:
-		if t, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
+		if r, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
 			delete(s.unacked, uint64(c)<<16|uint64(p.ID))
-			if r := s.retained[t]; r != nil && p.Reason < 0x80 {
-				r.settled = true
+			if p.Reason < 0x80 {
+				r.settled = true // (a later message of the topic has an entry of its own)
 			}
 		}
 	case PUBLISH:
+		if s.judgeWillSend(i, e) {
+			return // a will message: no publication owes it
+		}
 		if !p.Dup {
 			s.judgeSend(i, c, e)
 		} else {
@@ -298,7 +316,11 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		return
 	}
 	existed, doubtful := pr.existed, pr.doubted
-	r.subs[req.Filter] = &routeSub{lo: p.Reason, hi: p.Reason, opts: req.Opts}
+	since := e.Time
+	if old := r.subs[req.Filter]; pr.existed && old != nil {
+		since = old.since
+	}
+	r.subs[req.Filter] = &routeSub{since: since, lo: p.Reason, hi: p.Reason, opts: req.Opts}
 	rh := req.RetainHandling()
 	if rh == 2 || (rh == 1 && existed) {
 		return
@@ -310,7 +332,8 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		ci := r.copyOf(routeKey{msg: ret.msg, topic: topicKey(ret.msg, t)})
 		cp := &r.copies[ci]
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
-		cp.owed, cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = true, int32(i), min(ret.qos, p.Reason), ret.at, ret.expiry
+		cp.owed++
+		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry
 		cp.must = !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.tooLarge(&Packet{Topic: t, Payload: ret.payload})
 		if cp.must {
 			r.owed = append(r.owed, ci)
@@ -394,7 +417,7 @@ func (r *routeClient) find(k routeKey) *routeCopy {
 
 // route is a PUBLISH the broker received from client from: it updates the
 // retained store and owes each client whose subscriptions match a copy.
-func (s *routeState) route(i int, from int32, e *Event) {
+func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 	p := &e.Packet
 	msg := s.x.ev[i].msg
 	if p.Retain {
@@ -444,7 +467,7 @@ func (s *routeState) route(i int, from int32, e *Event) {
 		cp.live += int32(groups)
 		if matched {
 			cp.live++
-			if !r.tooLarge(p) {
+			if owed && !r.tooLarge(p) {
 				cp.fresh++ // a group's copy may go to another member: not owed here
 			}
 		}
@@ -464,9 +487,12 @@ func (s *routeState) storeRetained(i int, from, msg int32, e *Event) {
 	} else {
 		s.retained[p.Topic] = &routeRetained{msg: msg, payload: p.Payload, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
 	}
-	if p.QoS > 0 {
-		s.unacked[uint64(from)<<16|uint64(p.ID)] = p.Topic
-	} else if r := s.retained[p.Topic]; r != nil {
+	r := s.retained[p.Topic]
+	switch {
+	case r == nil:
+	case p.QoS > 0:
+		s.unacked[uint64(from)<<16|uint64(p.ID)] = r
+	default:
 		s.unsynced = append(s.unsynced, r)
 	}
 }
@@ -479,12 +505,14 @@ func (s *routeState) crash(node int32) {
 		s.connEnded(node)
 		return
 	}
+	s.willCrash()
 	for _, r := range s.retained {
 		if !r.settled {
 			r.doubt = true
 		}
 	}
 	clear(s.unacked)
+	clear(s.inbound) // a QoS 2 id not yet synced is lost: its resend is a new publication
 	s.unsynced = s.unsynced[:0]
 	for _, c := range s.judged {
 		s.connEnded(c)
@@ -525,9 +553,10 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 			s.add(i, s.retainedCite(p.Topic), Retained, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
 				p.Msg, p.Topic, peer)
 		}
-	case p.Retain && cp.owed:
-		cp.owed, cp.must = false, false
-		if p.QoS != cp.owedQoS {
+	case p.Retain && cp.owed > 0:
+		cp.owed--
+		cp.must = cp.must && cp.owed > 0
+		if p.QoS > cp.owedQoS {
 			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
 		}
 		s.judgeExpiry(i, int(cp.owedStep), e, cp.owedAt, cp.owedExp, r.v5)
@@ -542,6 +571,8 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		}
 		s.judgeExpiry(i, int(cp.routeAt), e, cp.recvAt, cp.expiry, r.v5)
 		cp.sentAt = int32(i)
+	case p.Retain && s.doubtful(p.Topic):
+		// a retained copy of a topic a crash left in doubt: not judged
 	case cp.matched:
 		s.add(i, []int{int(cp.routeAt), int(cp.sentAt)}, Overlap, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
 	default:
@@ -579,8 +610,9 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	cp := r.find(routeKey{msg: msg, topic: topicKey(msg, e.Packet.Topic)})
 	switch {
 	case cp == nil:
-	case e.Packet.Retain && cp.owed:
-		cp.owed, cp.must = false, false
+	case e.Packet.Retain && cp.owed > 0:
+		cp.owed--
+		cp.must = cp.must && cp.owed > 0
 	case cp.fresh > 0:
 		cp.fresh--
 	}
@@ -646,11 +678,12 @@ func (s *routeState) finish() {
 	if s.x.liveness < 0 {
 		return
 	}
+	s.willsUnpublished()
 	for _, c := range s.judged {
 		r := &s.clients[c]
 		s.parked(c, r)
 		for _, ci := range r.owed {
-			if cp := &r.copies[ci]; cp.owed && cp.must {
+			if cp := &r.copies[ci]; cp.owed > 0 && cp.must {
 				cp.must = false // reported once
 				s.add(int(cp.owedStep), nil, Retained, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
 					s.x.nodes[c], s.x.msgs[cp.msg])

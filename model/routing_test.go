@@ -148,6 +148,11 @@ func TestRetained(t *testing.T) {
 		{"retained too large for the subscriber", stored().xfer("s2", BrokerNode, Packet{Type: CONNECT, MaxSize: 40}).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
 		{"retained will topic", stored().xfer("s3", BrokerNode, Packet{Type: CONNECT, Will: true, Retain: true, Topic: "t/r", Msg: "w", Payload: "w"}).
 			sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "w", "t/r", 1, true, 0), false, ""},
+		{"an earlier message's ack settles no later one", subbed(1).
+			xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 1, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"}).
+			xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 2, QoS: 1, Retain: true, Topic: "t/r", Msg: "r2", Payload: "r2"}).
+			xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1}).add(Event{Kind: Crash, Node: BrokerNode}).
+			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0).liveness(), false, ""},
 		{"QoS 0 retained lost in a crash", subbed(1).pub("r1", "t/r", 0, true, 0).add(Event{Kind: Crash, Node: BrokerNode}).
 			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
 	})
@@ -236,5 +241,34 @@ func TestSessionExpiry(t *testing.T) {
 			at(10).drop("s1").at(50).connE("s1", 60, true), false, ""},
 		{"takeover", newRB().connE("s1", 0, false).at(20).connE("s1", 0, true), false, ""},
 		{"broker crash", newRB().connE("s1", 5, false).at(10).drop("s1").add(Event{Kind: Crash, Node: BrokerNode}).at(50).connE("s1", 5, true), false, ""},
+	})
+}
+
+// willConn connects c1 with a will "bye" on w/c1 (delay seconds) and
+// Session Expiry exp.
+func (b *rb) willConn(delay, exp uint32) *rb {
+	b.add(Event{Kind: ConnOpened, Node: "c1", Peer: BrokerNode}).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "c1"})
+	b.xfer("c1", BrokerNode, Packet{Type: CONNECT, Will: true, Topic: "w/c1", Msg: "bye", Payload: "bye", QoS: 1, WillDelay: delay, Expiry: exp})
+	b.xfer(BrokerNode, "c1", Packet{Type: CONNACK})
+	return b.add(Event{Kind: Connected, Node: "c1", Peer: BrokerNode, Version: 5})
+}
+
+func TestWill(t *testing.T) {
+	sub := func() *rb { return newRB().conn("s1", false).sub("s1", 1, "w/#", 1, 1, 0) }
+	will := func(b *rb) *rb { return b.fwd("s1", "bye", "w/c1", 1, false, 0) }
+	normal := Packet{Type: DISCONNECT}
+	runRB(t, Will, []rbCase{
+		{"abnormal end", will(sub().willConn(0, 0).at(5).drop("c1")).liveness(), false, ""},
+		{"abnormal end, never published", sub().willConn(0, 0).at(5).drop("c1").at(10).liveness(), true, "never went to s1"},
+		{"normal DISCONNECT", will(sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1")), true, "[MQTT-3.1.2-10]"},
+		{"normal DISCONNECT, nothing sent", sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1").liveness(), false, ""},
+		{"DISCONNECT 0x04 keeps it", will(sub().willConn(0, 0).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 4}).drop("c1")), false, ""},
+		{"while connected", will(sub().willConn(0, 0)), true, "while its connection is open"},
+		{"after its delay", will(sub().willConn(10, 60).at(5).drop("c1").at(15)), false, ""},
+		{"before its delay", will(sub().willConn(10, 60).at(5).drop("c1").at(12)), true, "before its Will Delay"},
+		{"session ends first", will(sub().willConn(10, 3).at(5).drop("c1").at(8)), false, ""},
+		{"reconnected within the delay", will(sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20)), true, "reconnected within"},
+		{"reconnected, nothing sent", sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), false, ""},
+		{"broker crash", will(sub().willConn(0, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},
 	})
 }

@@ -30,9 +30,10 @@ var sessionExpiryEvents = eventSet{
 // received more than the interval after the end of the session's last
 // connection is a violation. The interval is the CONNECT's (0 when absent:
 // the session ends with the connection; 0xFFFFFFFF never), as a DISCONNECT
-// may change it. The end is when the broker saw the last of the client's
-// connections close (its ConnOpened and ConnClosed); a CONNECT that takes
-// over an open connection finds the session live. A broker crash leaves
+// may change it. The end is the latest close of a connection of the client
+// the broker saw (its ConnClosed: events do not name connections, so the
+// latest is taken); a CONNECT that takes over an open connection finds the
+// session live. A broker crash leaves
 // the sessions' clocks unknown until their next connection. That state is kept before the interval passes is
 // SessionPresent's to judge [MQTT-3.2.2-3].
 func CheckSessionExpiry(h *History) []Violation { return checkSessionExpiry(newIndex(h)) }
@@ -72,12 +73,10 @@ func checkSessionExpiry(x *index) []Violation {
 		case e.Kind == ConnOpened:
 			s.conns++
 		case e.Kind == ConnClosed:
-			if s.conns > 0 {
-				s.conns--
-				if s.conns == 0 {
-					s.endAt, s.endStep = e.Time, i
-				}
-			}
+			// Events do not say which connection closed: the latest close
+			// is taken as the session's end (the latest it can be).
+			s.conns = max(s.conns-1, 0)
+			s.endAt, s.endStep = e.Time, i
 		case p.Type == CONNECT:
 			if s.conns > 1 { // it takes over a connection still open: the session is live
 				s.endAt, s.endStep = e.Time, i

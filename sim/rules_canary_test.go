@@ -102,7 +102,7 @@ func TestFlowResumeCanary(t *testing.T) {
 // TestRuleCanariesSwarm: the swarm scenario draws the features each rule
 // judges (downgrades, overlapping filters, unsubscribes, retained messages
 // and their clearing, message expiry, keep-alive, small windows, session
-// expiry during an outage), so the
+// expiry during an outage, wills and normal disconnects), so the
 // default campaign (swarm faults, fixed preset) catches each canary within
 // its budget, named by the rule it breaks.
 func TestRuleCanariesSwarm(t *testing.T) {
@@ -115,17 +115,18 @@ func TestRuleCanariesSwarm(t *testing.T) {
 		{engine.MutKeepAliveOnReceive, true, model.ClientKeepAlive},
 		{engine.MutNoPumpOnAck, false, model.FlowResume},
 		{engine.MutIgnoreSessionExpiry, false, model.SessionExpiry},
+		{engine.MutWillOnNormalDisconnect, false, model.Will},
 	})
 }
 
 // TestRulesFixedCleanSwarm: the fixed engines under the swarm workload and
-// faults show no violation of the routing, keep-alive, flow and session
-// expiry rules (a
+// faults show no violation of the routing, keep-alive, flow, session
+// expiry and will rules (a
 // false positive is a bug in a rule or in the engine).
 func TestRulesFixedCleanSwarm(t *testing.T) {
 	const seeds = 200
 	rules := model.SetOf(model.GrantedQoS, model.Unsubscribe, model.Overlap, model.Retained, model.MessageExpiry,
-		model.FlowResume, model.ClientKeepAlive, model.SessionExpiry)
+		model.FlowResume, model.ClientKeepAlive, model.SessionExpiry, model.Will)
 	p, err := engine.PresetByName("fixed")
 	if err != nil {
 		t.Fatal(err)
