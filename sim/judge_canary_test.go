@@ -110,3 +110,14 @@ func TestSessionPresentExplains(t *testing.T) {
 		t.Fatal("no violation of another invariant to explain")
 	}
 }
+
+// TestJudgeCanariesSwarm: the swarm scenario's campaign, whose seeds draw
+// short keep-alives and idle gaps, catches a broker whose keep-alive is not
+// restarted by packets under BrokerKeepAlive, and one that denies a kept
+// session under SessionPresent, within the campaign budget.
+func TestJudgeCanariesSwarm(t *testing.T) {
+	checkCaught(t, "swarm", []ruleCanary{
+		{engine.MutKeepAliveNoReset, false, model.BrokerKeepAlive},
+		{engine.MutSessionPresentZero, false, model.SessionPresent},
+	})
+}
