@@ -76,6 +76,8 @@ type packetJSON struct {
 	Filter   string `json:"filter,omitempty"`
 	// TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum.
 	TopicAlias uint16 `json:"topic_alias,omitempty"`
+	// SubIDs: a PUBLISH's Subscription Identifiers, a SUBSCRIBE's one.
+	SubIDs []uint32 `json:"sub_ids,omitempty"`
 }
 
 // writeHistory writes h as JSON lines, one event per line.
@@ -94,7 +96,7 @@ func writeHistory(path string, h model.History) error {
 			ReceiveMax: e.ReceiveMax, Point: uint8(e.Point), Reason: e.Reason}
 		if p := e.Packet; p.Type != 0 {
 			j.Packet = &packetJSON{Type: packetName(p.Type), ID: p.ID, QoS: p.QoS, Dup: p.Dup, Retain: p.Retain,
-				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter, TopicAlias: p.TopicAlias}
+				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter, TopicAlias: p.TopicAlias, SubIDs: p.SubIDs}
 		}
 		if err := enc.Encode(j); err != nil {
 			f.Close()

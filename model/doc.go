@@ -83,12 +83,18 @@
 //	SharedDelivery  each accepted QoS>=1 message on a shared subscription's filter ($share/{ShareName}/{filter}) reaches at least one member of the group, and a QoS 2 one (members at QoS 2) only one (MQTT 5.0 §4.8.2, [MQTT-4.8.2-5]; shared.go)
 //	BrokerKeepAlive the broker closes a connection for keep-alive only after 1.5 × Keep Alive (or Server Keep Alive) without a whole packet from the client (brokerkeepalive.go) [MQTT-3.1.2-22] [MQTT-3.1.2-24]
 //	TopicAlias      each Topic Alias a client receives is within the Topic Alias Maximum of its CONNECT (none when it announced none), and one sent alone was set earlier on the same connection (topicalias.go) [MQTT-3.3.2-11] [MQTT-3.1.2-27] [MQTT-3.3.2-7]
+//	SubscriptionIDs a first PUBLISH to a v5 client carries the Subscription Identifiers (Packet.SubIDs; a SUBSCRIBE's is its one) of the subscriptions it is sent for: every matching ordinary subscription's in the session's copy, the shared subscription's in a group's copy (subids.go) [MQTT-3.3.4-3] [MQTT-3.3.4-4] [MQTT-3.3.4-5]
 //
 // A shared subscription's filter counts in routing as its topic filter:
 // each group a client belongs to may send it one more copy, at most at the
 // QoS it was granted, and none is owed to a given member.
 //
-// GrantedQoS to FlowResume are judged in one pass over the broker's own packets
+// SubscriptionIDs rides the routing pass too: a subscription counts with the
+// identifier of its acknowledged SUBSCRIBE; an identifier it may have had
+// since the message was routed (a pending SUBSCRIBE or UNSUBSCRIBE, one
+// replaced or unsubscribed after the routing) may be sent and need not be.
+//
+// GrantedQoS to FlowResume and SubscriptionIDs are judged in one pass over the broker's own packets
 // (routing.go): the subscriptions it acknowledged (SUBSCRIBE and UNSUBSCRIBE
 // of one filter, with their options: Packet.Opts, and the SUBACK's granted
 // QoS in Packet.Reason), the retained message of each topic, and the copies
@@ -118,8 +124,8 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
-//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
-//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SessionPresent
+//	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SubscriptionIDs, SessionPresent
+//	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SubscriptionIDs, SessionPresent
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)
 //	any                           | any                                                   | SendQuota, BrokerKeepAlive and TopicAlias always promised
 //

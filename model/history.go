@@ -112,6 +112,9 @@ type Packet struct {
 	// session's connection ends without a normal DISCONNECT.
 	Will      bool
 	WillDelay uint32
+	// SubIDs: a PUBLISH's Subscription Identifiers (MQTT 5.0 §3.3.2.3.8),
+	// a SUBSCRIBE's one (§3.8.2.1.2); nil when absent.
+	SubIDs []uint32
 }
 
 // Subscription option bits of Packet.Opts [MQTT-3.8.3-1].

@@ -92,6 +92,12 @@ const (
 	// never otherwise [MQTT-3.1.2-8] [MQTT-3.1.2-10] [MQTT-3.1.3-9] (see
 	// will.go).
 	Will
+	// SubscriptionIDs: a PUBLISH the broker sends a v5 client carries the
+	// Subscription Identifiers of the subscriptions it is sent for: of all
+	// the session's matching ordinary subscriptions in its one copy, of the
+	// shared subscription in a shared subscription's copy [MQTT-3.3.4-3]
+	// [MQTT-3.3.4-4] [MQTT-3.3.4-5] (see subids.go).
+	SubscriptionIDs
 
 	numInvariants = iota
 )
@@ -118,6 +124,7 @@ var invariantNames = [...]string{
 	SessionExpiry:   "SessionExpiry",
 	TopicAlias:      "TopicAlias",
 	Will:            "Will",
+	SubscriptionIDs: "SubscriptionIDs",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -17,6 +17,7 @@ import "fmt"
 //	Retained       a SUBACK brings the topic's last retained message with RETAIN=1 per Retain Handling, never a cleared or replaced one [MQTT-3.3.1-5] [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry  no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
 //	FlowResume     no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go [MQTT-4.9.0-2] [MQTT-3.3.4-9]
+//	SubscriptionIDs a copy to a v5 client carries the Subscription Identifiers of the subscriptions it is sent for (subids.go) [MQTT-3.3.4-3] [MQTT-3.3.4-4] [MQTT-3.3.4-5]
 //
 // Doubt is resolved for the broker: a subscription whose SUBSCRIBE the
 // broker received but did not yet acknowledge may or may not exist (and so
@@ -26,7 +27,7 @@ import "fmt"
 // retained PUBLISH; a PUBLISH the broker cannot tie to a publication
 // (a will message) is not judged, nor are the broker's packets when the
 // history does not name their peer.
-var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume, Will)
+var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume, Will, SubscriptionIDs)
 
 // routingEvents are the events checkRouting reads.
 var routingEvents = eventSet{
@@ -43,6 +44,7 @@ type routeSub struct {
 	maybe  bool
 	lo, hi uint8
 	opts   uint8
+	id     subIDState // its Subscription Identifier (subids.go)
 }
 
 // routeClient is one client's subscriptions, pending requests and the
@@ -60,6 +62,8 @@ type routeClient struct {
 	connStep  int32  // the CONNACK of that connection
 	connAt    int64  // ... and its time
 	judgedBy  bool   // subscribed at some point (listed in routeState.judged)
+	hasIDs    bool   // some SUBSCRIBE of it carried a Subscription Identifier
+	retired   []retiredID
 }
 
 // routeReq is a SUBSCRIBE or UNSUBSCRIBE awaiting its ack, and whether its
@@ -89,9 +93,11 @@ type routeCopy struct {
 	owedStep int32 // the SUBACK that owed a retained copy
 	routeAt  int32 // the broker's last Received PUBLISH of it that matched
 	sentAt   int32 // its last first send, or -1
+	firstAt  int32 // the broker's first Received PUBLISH of it that matched, or -1
 	lo, hi   uint8 // the live copies' QoS bounds
 	owedQoS  uint8 // the retained copy's QoS
 	matched  bool  // some publication of it matched a subscription of the client
+	ordinary bool  // ... an ordinary (not shared) one
 	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
 	owed     int32 // retained copies owed (one per SUBACK that asked for it)
 	must     bool  // ... and must be sent (no crash or connection end since)
@@ -235,13 +241,17 @@ func (s *routeState) request(r *routeClient, p *Packet) {
 	}
 	sub := r.subs[p.Filter]
 	r.pending[p.ID] = routeReq{p: *p, existed: sub != nil && !sub.maybe, doubted: sub != nil && sub.maybe}
+	r.hasIDs = r.hasIDs || len(p.SubIDs) > 0
 	switch {
 	case p.Type == UNSUBSCRIBE && sub != nil:
 		sub.maybe = true
 	case p.Type == SUBSCRIBE && sub != nil:
 		sub.lo, sub.hi = min(sub.lo, p.QoS), max(sub.hi, p.QoS)
+		sub.id.subIDRequest(p)
 	case p.Type == SUBSCRIBE:
-		r.subs[p.Filter] = &routeSub{maybe: true, lo: p.QoS, hi: p.QoS, opts: p.Opts}
+		sub = &routeSub{maybe: true, lo: p.QoS, hi: p.QoS, opts: p.Opts}
+		sub.id.subIDRequest(p)
+		r.subs[p.Filter] = sub
 	}
 }
 
@@ -255,6 +265,7 @@ func (s *routeState) brokerSent(i int, e *Event) {
 		r := &s.clients[c]
 		if req, ok := r.pending[p.ID]; ok && req.p.Type == UNSUBSCRIBE {
 			delete(r.pending, p.ID)
+			r.retire(req.p.Filter, r.subs[req.p.Filter], i, 0)
 			delete(r.subs, req.p.Filter)
 		}
 	case CONNACK:
@@ -295,7 +306,7 @@ func (s *routeState) discard(c int32) {
 	clear(r.subs)
 	clear(r.pending)
 	r.copyIdx.reset()
-	r.unknown, r.owed, r.copies = false, r.owed[:0], r.copies[:0]
+	r.unknown, r.owed, r.copies, r.retired = false, r.owed[:0], r.copies[:0], r.retired[:0]
 }
 
 // suback installs the granted subscription and owes the retained messages
@@ -310,17 +321,23 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 	req := &pr.p
 	delete(r.pending, p.ID)
 	if p.Reason >= 0x80 {
-		if !pr.existed && !pr.doubted {
+		if sub := r.subs[req.Filter]; !pr.existed && !pr.doubted {
+			r.retire(req.Filter, sub, i, 0)
 			delete(r.subs, req.Filter) // refused: never existed
+		} else if sub != nil && pr.existed {
+			sub.id.refused()
 		}
 		return
 	}
 	existed, doubtful := pr.existed, pr.doubted
 	since := e.Time
-	if old := r.subs[req.Filter]; pr.existed && old != nil {
+	old := r.subs[req.Filter]
+	if pr.existed && old != nil {
 		since = old.since
 	}
-	r.subs[req.Filter] = &routeSub{since: since, lo: p.Reason, hi: p.Reason, opts: req.Opts}
+	id := granted(old, req, i)
+	r.retire(req.Filter, old, i, id.sure)
+	r.subs[req.Filter] = &routeSub{since: since, lo: p.Reason, hi: p.Reason, opts: req.Opts, id: id}
 	rh := req.RetainHandling()
 	if rh == 2 || (rh == 1 && existed) {
 		return
@@ -401,7 +418,7 @@ func (r *routeClient) copyOf(k routeKey) int32 {
 	i, ok := r.copyIdx.get(k)
 	if !ok {
 		i = int32(len(r.copies))
-		r.copies = append(r.copies, routeCopy{msg: k.msg, routeAt: -1, sentAt: -1})
+		r.copies = append(r.copies, routeCopy{msg: k.msg, routeAt: -1, sentAt: -1, firstAt: -1})
 		r.copyIdx.set(k, i)
 	}
 	return i
@@ -471,8 +488,11 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 				cp.fresh++ // a group's copy may go to another member: not owed here
 			}
 		}
-		cp.matched, cp.rap = true, cp.rap || (rap && p.Retain)
+		cp.matched, cp.ordinary, cp.rap = true, cp.ordinary || matched, cp.rap || (rap && p.Retain)
 		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
+		if cp.firstAt < 0 {
+			cp.firstAt = int32(i)
+		}
 	}
 }
 
@@ -560,6 +580,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
 		}
 		s.judgeExpiry(i, int(cp.owedStep), e, cp.owedAt, cp.owedExp, r.v5)
+		s.judgeSubIDs(i, r, e, cp.owedStep, true)
 	case cp.live > 0:
 		cp.live, cp.fresh = cp.live-1, max(cp.fresh-1, 0)
 		if p.QoS < cp.lo || p.QoS > cp.hi {
@@ -570,6 +591,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 			s.add(i, []int{int(cp.routeAt)}, Retained, "msg %q forwarded to %s on an established subscription with RETAIN=1 and no Retain As Published [MQTT-3.3.1-12] (3.1.1 [MQTT-3.3.1-9])", p.Msg, peer)
 		}
 		s.judgeExpiry(i, int(cp.routeAt), e, cp.recvAt, cp.expiry, r.v5)
+		s.judgeSubIDs(i, r, e, cp.firstAt, cp.ordinary)
 		cp.sentAt = int32(i)
 	case p.Retain && s.doubtful(p.Topic):
 		// a retained copy of a topic a crash left in doubt: not judged

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -88,6 +89,7 @@ type cpacket struct {
 	size                        uint32 // MaxSize
 	id                          uint16
 	alias                       uint16 // TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum
+	subids                      uint32 // SubIDs: the string id of their bytes (subIDsID)
 	typ, qos, reason            uint8
 	flags                       uint8 // pktDup | pktRetain | pktSessions | pktClean | pktWill | pktExpirySet
 }
@@ -139,6 +141,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		if p.Props.Present.Has(packet.PropTopicAlias) {
 			c.alias = p.Props.TopicAlias
 		}
+		c.subids = w.subIDsID(p.Props.SubscriptionIDs)
 		c.topic = w.internID(p.Topic)
 		c.payload = w.internID(p.Payload)
 		c.msg = c.payload
@@ -168,6 +171,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		}
 	}
 	c.filter = w.strs.id(parts.Filter)
+	c.subids = w.subIDsID(s.SubIDs)
 	switch s.Type {
 	case uint8(packet.CONNECT):
 		c.id, c.filter, c.size = s.KeepAlive, s.WillDelay, s.MaxSize
@@ -179,6 +183,30 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 		c.flags |= flagIf(s.ExpirySet, pktExpirySet)
 	}
 	return c
+}
+
+// subIDsID returns the string id of a packet's Subscription Identifiers,
+// each as 4 bytes little-endian (0: none). Most copies of a message carry
+// the same few lists, kept once.
+func (w *World) subIDsID(ids []uint32) uint32 {
+	if len(ids) == 0 {
+		return 0
+	}
+	var buf [32]byte
+	b := buf[:0]
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint32(b, id)
+	}
+	return w.internID(b)
+}
+
+// subIDsOf decodes subIDsID's string.
+func subIDsOf(s string) []uint32 {
+	ids := make([]uint32, len(s)/4)
+	for i := range ids {
+		ids[i] = binary.LittleEndian.Uint32([]byte(s[4*i : 4*i+4]))
+	}
+	return ids
 }
 
 // hrec is one history event, compact: strings are ids into the strTable.
@@ -232,6 +260,9 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
 	q.Expiry, q.ExpirySet, q.MaxSize = p.expiry, p.flags&pktExpirySet != 0, p.size
 	q.TopicAlias = p.alias
+	if p.subids != 0 {
+		q.SubIDs = subIDsOf(t.strs[p.subids])
+	}
 	setStr(&q.Topic, t, p.topic)
 	setStr(&q.Msg, t, p.msg)
 	setStr(&q.Payload, t, p.payload)
@@ -309,7 +340,7 @@ func (l *histLog) pack(r *hrec) crec {
 		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
 	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
 	switch {
-	case p.expiry != 0 || p.size != 0 || p.alias != 0: // crec has no room for them
+	case p.expiry != 0 || p.size != 0 || p.alias != 0 || p.subids != 0: // crec has no room for them
 		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
 		l.spill = append(l.spill, *r)
 	case !packetStrs:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -137,9 +138,11 @@ func TestRecordFlags(t *testing.T) {
 			model.Event{Kind: model.Received, Packet: model.Packet{Type: 2, KeepAlive: 30}}},
 		{"subscribe opts", hrec{kind: model.Sent, pkt: cpacket{typ: 8, id: 2, qos: 1, reason: 0x2C, filter: id("t/#")}},
 			model.Event{Kind: model.Sent, Packet: model.Packet{Type: 8, ID: 2, QoS: 1, Opts: 0x2C, Filter: "t/#"}}},
+		{"publish subids", hrec{kind: model.Received, pkt: cpacket{typ: 3, id: 1, topic: id("t"), subids: id("\x07\x00\x00\x00\x01\x01\x00\x00")}},
+			model.Event{Kind: model.Received, Packet: model.Packet{Type: 3, ID: 1, Topic: "t", SubIDs: []uint32{7, 257}}}},
 	}
 	for _, c := range cases {
-		if got := c.rec.event(strs); got != c.want {
+		if got := c.rec.event(strs); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
 	}
@@ -167,6 +170,7 @@ func TestRecordPacking(t *testing.T) {
 		{"spill", hrec{kind: model.Delivered, time: 10, node: id("p2"), msg: id("other"), topic: id("t"), pkt: pkt}, laySpill},
 		{"spill reason", hrec{kind: model.Sent, reason: id("why"), pkt: pkt}, laySpill},
 		{"spill expiry", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 1, topic: id("t"), msg: id("m"), payload: id("m"), expiry: 30}}, laySpill},
+		{"spill subids", hrec{kind: model.Sent, pkt: cpacket{typ: 3, id: 1, topic: id("t"), msg: id("m"), payload: id("m"), subids: id("\x07\x00\x00\x00")}}, laySpill},
 	}
 	var l histLog
 	for _, c := range cases {
@@ -216,6 +220,7 @@ func TestCompactPacketFastPaths(t *testing.T) {
 		pub := &packet.Publish{PacketID: id, QoS: packet.QoS(rapid.IntRange(0, 2).Draw(rt, "qos")),
 			Dup: rapid.Bool().Draw(rt, "dup"), Retain: rapid.Bool().Draw(rt, "retain"),
 			Topic: []byte(rapid.StringMatching(`[a-z/]{0,6}`).Draw(rt, "topic")), Payload: []byte(rapid.StringMatching(`[a-z0-9-]{0,6}`).Draw(rt, "payload"))}
+		pub.Props.SubscriptionIDs = rapid.SliceOfN(rapid.Uint32Range(1, 268435455), 0, 3).Draw(rt, "subids")
 		for _, p := range []packet.Packet{
 			&packet.Puback{PacketID: id, Reason: rc}, &packet.Pubrec{PacketID: id, Reason: rc},
 			&packet.Pubrel{PacketID: id, Reason: rc}, &packet.Pubcomp{PacketID: id, Reason: rc}, pub,
@@ -228,6 +233,7 @@ func TestCompactPacketFastPaths(t *testing.T) {
 			if parts.Publish {
 				want.topic, want.payload = w.internID(parts.Topic), w.internID(parts.Payload)
 				want.msg = want.payload
+				want.subids = w.subIDsID(s.SubIDs)
 			}
 			if got := w.compactPacket(p); got != want {
 				rt.Fatalf("%T: compactPacket %+v, Split gives %+v", p, got, want)

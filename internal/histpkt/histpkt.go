@@ -5,6 +5,8 @@
 package histpkt
 
 import (
+	"slices"
+
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -14,7 +16,7 @@ import (
 // them into a model.Packet; sim keeps string ids in its compact history).
 type Parts struct {
 	// Scalars is the description without its strings: Topic, Msg, Payload
-	// and Filter are empty.
+	// and Filter are empty. Its SubIDs alias the packet's (Of copies them).
 	Scalars model.Packet
 	// Publish says Topic and Payload are set (a PUBLISH): they alias the
 	// packet, which may alias a decoder's buffer.
@@ -37,6 +39,7 @@ func Of(p packet.Packet, str, msgID func([]byte) string) model.Packet {
 		m.Topic, m.Payload, m.Msg = str(parts.Topic), str(parts.Payload), msgID(parts.Payload)
 	}
 	m.Filter = parts.Filter
+	m.SubIDs = slices.Clone(m.SubIDs)
 	return m
 }
 
@@ -56,6 +59,7 @@ func Split(p packet.Packet) Parts {
 		if p.Props.Present.Has(packet.PropTopicAlias) {
 			m.TopicAlias = p.Props.TopicAlias // §3.3.2.3.4; Topic is empty when it names the topic alone
 		}
+		m.SubIDs = p.Props.SubscriptionIDs // §3.3.2.3.8
 		r.Publish, r.Topic, r.Payload = true, p.Topic, p.Payload
 	case *packet.Puback:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
@@ -66,7 +70,8 @@ func Split(p packet.Packet) Parts {
 	case *packet.Pubcomp:
 		m.ID, m.Reason = p.PacketID, uint8(p.Reason)
 	case *packet.Subscribe:
-		m.ID = p.PacketID
+		// §3.8.2.1.2: at most one Subscription Identifier, for every filter.
+		m.ID, m.SubIDs = p.PacketID, p.Props.SubscriptionIDs
 		if len(p.Subs) == 1 { // the model follows single-filter requests
 			s := &p.Subs[0]
 			r.Filter, m.QoS, m.Opts = s.Filter, uint8(s.QoS), SubOpts(s)

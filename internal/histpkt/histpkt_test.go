@@ -1,6 +1,7 @@
 package histpkt
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -41,10 +42,14 @@ func TestOf(t *testing.T) {
 		{"connack server keep alive", &packet.Connack{Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropServerKeepAlive), ServerKeepAlive: 30}},
 			model.Packet{Type: 2, KeepAlive: 30}},
 		{"disconnect expiry", &packet.Disconnect{Props: packet.Properties{Present: packet.PropSet(0).With(packet.PropSessionExpiry), SessionExpiry: 7}}, model.Packet{Type: 14, Expiry: 7, ExpirySet: true}},
+		{"publish subids", &packet.Publish{QoS: 1, PacketID: 1, Topic: []byte("t"), Payload: []byte("m"), Props: packet.Properties{SubscriptionIDs: []uint32{7, 9}}},
+			model.Packet{Type: 3, ID: 1, QoS: 1, Topic: "t", Payload: "m", Msg: "id:m", SubIDs: []uint32{7, 9}}},
+		{"subscribe subid", &packet.Subscribe{PacketID: 2, Subs: []packet.Subscription{{Filter: "t/#", QoS: 1}}, Props: packet.Properties{SubscriptionIDs: []uint32{7}}},
+			model.Packet{Type: 8, ID: 2, Filter: "t/#", QoS: 1, SubIDs: []uint32{7}}},
 		{"disconnect", &packet.Disconnect{Reason: packet.ServerShuttingDown}, model.Packet{Type: 14, Reason: 0x8B}},
 	}
 	for _, c := range cases {
-		if got := Of(c.in, str, id); got != c.want {
+		if got := Of(c.in, str, id); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
 	}

@@ -1,0 +1,73 @@
+package model
+
+import "testing"
+
+// subID subscribes node to filter at granted QoS 1 with Subscription
+// Identifier id (0: none).
+func (b *rb) subID(node string, pid uint16, filter string, id uint32) *rb {
+	b.xfer(node, BrokerNode, subscribeWithID(pid, filter, id))
+	return b.xfer(BrokerNode, node, Packet{Type: SUBACK, ID: pid, Reason: 1})
+}
+
+// subscribeWithID is a SUBSCRIBE of filter at QoS 1 carrying id (0: none).
+func subscribeWithID(pid uint16, filter string, id uint32) Packet {
+	p := Packet{Type: SUBSCRIBE, ID: pid, Filter: filter, QoS: 1}
+	if id != 0 {
+		p.SubIDs = []uint32{id}
+	}
+	return p
+}
+
+// fwdIDs is the broker's first QoS 1 PUBLISH of msg to node carrying ids.
+func (b *rb) fwdIDs(node, msg, topic string, ids ...uint32) *rb {
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 7, QoS: 1, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
+}
+
+// withIDs is s1 subscribed to t/# with id 7 and t/+ with id 9, and p1
+// connected.
+func withIDs() *rb {
+	return newRB().conn("s1", false).subID("s1", 1, "t/#", 7).subID("s1", 2, "t/+", 9).conn("p1", false)
+}
+
+func TestSubscriptionIDs(t *testing.T) {
+	shared := func() *rb {
+		return newRB().conn("s1", false).subID("s1", 1, "$share/g/t/#", 5).subID("s1", 2, "t/+", 6).conn("p1", false)
+	}
+	runRB(t, SubscriptionIDs, []rbCase{
+		{"every matching id", withIDs().pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 9, 7), false, ""},
+		{"only the matching ones", withIDs().pub("m1", "t/a/b", 1, false, 0).fwdIDs("s1", "m1", "t/a/b", 7), false, ""},
+		{"the first only", withIDs().pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7), true, "lacks [9]"},
+		{"none", withIDs().pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a"), true, "[MQTT-3.3.4-4]"},
+		{"a non-matching one", withIDs().pub("m1", "t/a/b", 1, false, 0).fwdIDs("s1", "m1", "t/a/b", 7, 9), true, "has [9], which none"},
+		{"one never given", subbed(1).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 3), true, "has [3]"},
+		{"no ids anywhere", subbed(1).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a"), false, ""},
+		{"a filter without id", withIDs().subID("s1", 3, "t/a", 0).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 9), false, ""},
+		{"unsubscribed before", withIDs().unsub("s1", 3, "t/+").pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 9), true, "has [9]"},
+		{"unsubscribed after routing: with", withIDs().pub("m1", "t/a", 1, false, 0).unsub("s1", 3, "t/+").fwdIDs("s1", "m1", "t/a", 7, 9), false, ""},
+		{"unsubscribed after routing: without", withIDs().pub("m1", "t/a", 1, false, 0).unsub("s1", 3, "t/+").fwdIDs("s1", "m1", "t/a", 7), false, ""},
+		{"UNSUBACK pending", withIDs().xfer("s1", BrokerNode, Packet{Type: UNSUBSCRIBE, ID: 3, Filter: "t/+"}).
+			pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7), false, ""},
+		{"replaced before routing: old id", withIDs().subID("s1", 3, "t/+", 11).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 9), true, "lacks [11] and has [9]"},
+		{"replaced before routing: new id", withIDs().subID("s1", 3, "t/+", 11).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 11), false, ""},
+		{"replaced after routing: old id", withIDs().pub("m1", "t/a", 1, false, 0).subID("s1", 3, "t/+", 11).fwdIDs("s1", "m1", "t/a", 7, 9), false, ""},
+		{"replaced after routing: new id", withIDs().pub("m1", "t/a", 1, false, 0).subID("s1", 3, "t/+", 11).fwdIDs("s1", "m1", "t/a", 7, 11), false, ""},
+		{"SUBACK pending: either", withIDs().xfer("s1", BrokerNode, subscribeWithID(3, "t/+", 11)).
+			pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 11), false, ""},
+		{"refused: keeps its id", withIDs().xfer("s1", BrokerNode, subscribeWithID(3, "t/+", 11)).xfer(BrokerNode, "s1", Packet{Type: SUBACK, ID: 3, Reason: 0x80}).
+			pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 7, 11), true, "has [11]"},
+		{"retained copy", withIDs().pub("r1", "t/r", 1, true, 0).subID("s1", 3, "t/r", 4).fwdRetainedIDs("s1", "r1", "t/r", 4, 7, 9), false, ""},
+		{"retained copy without the new id", withIDs().pub("r1", "t/r", 1, true, 0).subID("s1", 3, "t/r", 4).fwdRetainedIDs("s1", "r1", "t/r", 7, 9), true, "lacks [4]"},
+		{"shared copy: the group's id", shared().pub("m1", "t/a/b", 1, false, 0).fwdIDs("s1", "m1", "t/a/b", 5), false, ""},
+		{"shared copy: without it", shared().pub("m1", "t/a/b", 1, false, 0).fwdIDs("s1", "m1", "t/a/b"), true, "[MQTT-3.3.4-5]"},
+		{"shared and ordinary copies", shared().pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 6).fwdIDs("s1", "m1", "t/a", 5), false, ""},
+		{"ordinary copy with the group's id", shared().pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a", 5, 6), true, "has [5]"},
+		{"3.1.1 client: not judged", newRB().conn("s1", false).add(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 4}).
+			subID("s1", 1, "t/#", 7).conn("p1", false).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a"), false, ""},
+	})
+}
+
+// fwdRetainedIDs is the broker's retained PUBLISH of msg to node carrying
+// ids.
+func (b *rb) fwdRetainedIDs(node, msg, topic string, ids ...uint32) *rb {
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 8, QoS: 1, Retain: true, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
+}
