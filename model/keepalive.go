@@ -32,9 +32,15 @@ func CheckClientKeepAlive(h *History) []Violation { return checkClientKeepAlive(
 func checkClientKeepAlive(x *index) []Violation {
 	conns := make([]kaConn, len(x.nodes))
 	var out []Violation
-	judge := func(i int, c *kaConn, now int64, node string, what string) {
+	// judge reports a silence ending at step i: a send of packet type typ,
+	// or (typ 0) the connection's end. The reason is formatted only then.
+	judge := func(i int, c *kaConn, now int64, node string, typ uint8) {
 		if !c.active || c.ka == 0 || c.pingOut || now-c.last <= c.ka {
 			return
+		}
+		what := "connection ended"
+		if typ != 0 {
+			what = "sent " + packetName(typ)
 		}
 		out = append(out, NewViolation(ClientKeepAlive, i, node, fmt.Sprintf(
 			"%s %dms after its last send at step %d: longer than its Keep Alive of %ds [MQTT-3.1.2-23]",
@@ -56,7 +62,7 @@ func checkClientKeepAlive(x *index) []Violation {
 				*c = kaConn{active: true, ka: int64(e.Packet.KeepAlive) * 1e9, last: e.Time, lastAt: i}
 				continue
 			}
-			judge(i, c, e.Time, e.Node, fmt.Sprintf("sent %s", packetName(e.Packet.Type)))
+			judge(i, c, e.Time, e.Node, e.Packet.Type)
 			c.last, c.lastAt = e.Time, i
 			if e.Packet.Type == PINGREQ {
 				c.pingOut = true
@@ -70,7 +76,7 @@ func checkClientKeepAlive(x *index) []Violation {
 		case Connected:
 			c.last, c.lastAt = e.Time, i
 		case ConnClosed:
-			judge(i, c, e.Time, e.Node, "connection ended")
+			judge(i, c, e.Time, e.Node, 0)
 			c.active = false
 		case Crash:
 			c.active = false
