@@ -374,8 +374,8 @@ func (b *Broker) delInbound(s *brokerSession, id uint16) {
 
 // saveRetained writes a retained message.
 func (b *Broker) saveRetained(topic string, r *brokerRetained) {
-	if !b.store.enabled() {
-		return
+	if !b.store.enabled() || b.pol.Mutations&MutVolatileRetained != 0 {
+		return // the canary keeps retained messages in memory only
 	}
 	w := b.record()
 	w.u64(r.seq)

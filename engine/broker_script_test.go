@@ -505,7 +505,7 @@ func (w *bsWorld) configure(args []string) error {
 				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
 				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry,
 				"subidsfirstonly":        MutSubIDsFirstOnly,
-				"willonnormaldisconnect": MutWillOnNormalDisconnect}[v]
+				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

@@ -109,6 +109,7 @@ const (
 	MutIgnoreSessionExpiry                         // broker: keep every v5 session for good, whatever its Session Expiry Interval
 	MutSubIDsFirstOnly                             // broker: a PUBLISH carries the Subscription Identifier of the first matching subscription only [MQTT-3.3.4-4]
 	MutWillOnNormalDisconnect                      // broker: keep the will on DISCONNECT 0x00 and publish it when the connection closes
+	MutVolatileRetained                            // broker: never persist retained messages, so a restart forgets them
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -154,7 +155,7 @@ var (
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
-		"subids-first-only", "will-on-normal-disconnect"}
+		"subids-first-only", "will-on-normal-disconnect", "volatile-retained"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

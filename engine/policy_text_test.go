@@ -42,6 +42,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
 		{MutSubIDsFirstOnly.String(), "subids-first-only"},
 		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
+		{MutVolatileRetained.String(), "volatile-retained"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -50,8 +51,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutWillOnNormalDisconnect != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutWillOnNormalDisconnect))
+	if MutVolatileRetained != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutVolatileRetained))
 	}
 }
 

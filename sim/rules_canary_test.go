@@ -116,6 +116,7 @@ func TestRuleCanariesSwarm(t *testing.T) {
 		{engine.MutNoPumpOnAck, false, model.FlowResume},
 		{engine.MutIgnoreSessionExpiry, false, model.SessionExpiry},
 		{engine.MutWillOnNormalDisconnect, false, model.Will},
+		{engine.MutVolatileRetained, false, model.Retained},
 	})
 }
 
