@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -71,4 +73,103 @@ func benchSeeds(b *testing.B, skipCheck, hash, reuse bool) {
 	b.ReportMetric(float64(b.N)/sec, "seeds/s")
 	b.ReportMetric(float64(virtual)/1e9/sec, "virtual/wall")
 	b.ReportMetric(float64(events)/sec, "events/s")
+}
+
+// BenchmarkSwarmSeeds reports seeds per second per core of the swarm
+// scenario (its workload drawn per seed, DefaultWorkload's pins) under the
+// swarm fault profile, beside BenchmarkSeeds' standard scenario: the world
+// alone, and the world with its checksum and model check (a campaign's
+// whole seed).
+func BenchmarkSwarmSeeds(b *testing.B) {
+	b.Run("world", func(b *testing.B) { benchSwarmSeeds(b, true) })
+	b.Run("checked", func(b *testing.B) { benchSwarmSeeds(b, false) })
+}
+
+func benchSwarmSeeds(b *testing.B, skipCheck bool) {
+	var events int64
+	rn := Runner{ReuseHistories: true}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		cfg := Config{Seed: uint64(i), Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload(), SkipCheck: skipCheck}
+		plan, err := Generate(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := rn.Run(cfg, plan)
+		if !skipCheck {
+			r.Checksum()
+		}
+		events += r.Stats.Events
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "seeds/s")
+	b.ReportMetric(float64(events)/sec, "events/s")
+}
+
+// scaleWorkload is the scale benchmark's workload: one publisher and one
+// subscriber exchanging 20 messages beside n-2 idle clients (persistent
+// sessions, one subscription each), every other dimension off.
+func scaleWorkload(n int) Workload {
+	w, err := ParseWorkload(fmt.Sprintf("pubs=1,subs=1,idle=%d,msgs=20,version=5,session=persistent,wildcards=off,overlap=off,downgrade=off,"+
+		"unsub=off,suboptions=off,retained=off,clear=off,wills=off,disconnects=off,msgexpiry=off,windows=off,keepalive=off,payload=off,wrap=off", n-2))
+	if err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// BenchmarkScale reports, as the client count grows (2, 10, 100, 1,000,
+// 10,000 clients in one world, all but two idle), seeds per second under
+// calm with the model check, and the heap a world holds per idle client
+// once every client is connected and subscribed (B/idle-client: the live
+// heap of the 10,000-client world after its run, less the 2-client one's,
+// over the 9,998 idle clients; goal 16 KiB).
+func BenchmarkScale(b *testing.B) {
+	for _, n := range []int{2, 10, 100, 1000, 10000} {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			var rn Runner
+			for i := 0; i < b.N; i++ {
+				cfg := Config{Seed: uint64(i), Profile: "calm", Scenario: SwarmScenario, Workload: scaleWorkload(n)}
+				plan, err := Generate(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r := rn.Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 || !r.Quiet {
+					b.Fatalf("%d clients, seed %d: %v %v quiet=%v", n, i, r.Err, r.Violations, r.Quiet)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
+			if n == 10000 {
+				b.StopTimer()
+				b.ReportMetric(float64(worldHeap(b, n)-worldHeap(b, 2))/float64(n-2), "B/idle-client")
+			}
+		})
+	}
+}
+
+// worldHeap is the live heap a world of scaleWorkload(n) holds after its
+// plan and liveness phase (its history and trace included).
+func worldHeap(b *testing.B, n int) uint64 {
+	cfg := Config{Seed: 1, Profile: "calm", Scenario: SwarmScenario, Workload: scaleWorkload(n), SkipCheck: true}
+	plan, err := Generate(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	w, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, op := range plan.Ops {
+		if err := w.Apply(op); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w.RunUntilQuiet()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(w)
+	return after.HeapAlloc - before.HeapAlloc
 }

@@ -266,3 +266,26 @@ func TestSwarmHistoryCarriesFeatures(t *testing.T) {
 			wills, willDelays, expiring, sessionExp, willDelivered)
 	}
 }
+
+// TestSwarmValidatePlan: a generated swarm plan is valid; an op on a node
+// no node op declared before it, or a node declared twice, is not.
+func TestSwarmValidatePlan(t *testing.T) {
+	cfg := Config{Seed: 3, Profile: "swarm", Scenario: SwarmScenario}
+	plan, _ := Generate(cfg)
+	if err := ValidatePlan(cfg, plan); err != nil {
+		t.Fatalf("a generated swarm plan: %v", err)
+	}
+	node := Op{Kind: OpNode, Node: "p1", Cfg: &NodeConfig{}}
+	for _, c := range []struct {
+		ops  []Op
+		want string
+	}{
+		{[]Op{{Kind: OpConnect, Node: "p1"}, node}, `no node "p1"`},
+		{[]Op{node, node}, "declared twice"},
+		{[]Op{{Kind: OpNode, Node: "p1"}}, "without its config"},
+	} {
+		if err := ValidatePlan(cfg, Plan{Ops: c.ops}); !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want ErrPlan containing %q", c.ops, err, c.want)
+		}
+	}
+}

@@ -33,9 +33,12 @@ type tape struct {
 	buf   []byte
 	n     int
 	nodes []string // node names, by index
-	at    engine.Time
-	node  int  // the last line's node, an index in nodes
-	began bool // at and node hold the last line's
+	// byName indexes nodes once there are many (a swarm world's hundreds
+	// or thousands of clients): a scan per line would grow as their square.
+	byName map[string]int
+	at     engine.Time
+	node   int  // the last line's node, an index in nodes
+	began  bool // at and node hold the last line's
 }
 
 // The ops of a tape.
@@ -73,6 +76,7 @@ func (t *tape) reserve(n int) {
 // reset empties the tape, keeping its room.
 func (t *tape) reset() {
 	t.n, t.nodes, t.at, t.node, t.began = 0, t.nodes[:0], 0, 0, false
+	clear(t.byName)
 }
 
 // appendLong appends bytes built by f from the tape so far (the slow
@@ -142,14 +146,33 @@ func (t *tape) newLine(now engine.Time, node string) {
 
 // nodeIndex returns node's index in nodes, adding it.
 func (t *tape) nodeIndex(node string) int {
-	for i, n := range t.nodes {
-		if n == node {
+	if t.byName != nil {
+		if i, ok := t.byName[node]; ok {
 			return i
+		}
+	} else {
+		for i, n := range t.nodes {
+			if n == node {
+				return i
+			}
 		}
 	}
 	t.nodes = append(t.nodes, node)
+	switch {
+	case t.byName != nil:
+		t.byName[node] = len(t.nodes) - 1
+	case len(t.nodes) > tapeScanNodes:
+		t.byName = make(map[string]int, 2*len(t.nodes))
+		for i, n := range t.nodes {
+			t.byName[n] = i
+		}
+	}
 	return len(t.nodes) - 1
 }
+
+// tapeScanNodes is how many nodes the tape finds by a scan before it
+// indexes them in a map.
+const tapeScanNodes = 32
 
 // text appends an op, a tword index when w is set, and a string's length
 // and bytes.

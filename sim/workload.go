@@ -69,7 +69,7 @@ var dimSpecs = [numDims]dimSpec{
 	dimIdle:        {key: "idle", lo: 0, hi: 100000, doc: "idle clients i1..iN, persistent, one subscription each (draw: 0, or 100-400 in one seed of 8)"},
 	dimMsgs:        {key: "msgs", lo: 1, hi: 100000, doc: "messages published (draw: 20-150)"},
 	dimVersion:     {key: "version", lo: 4, hi: 5, doc: "protocol level of every client (draw: per client)"},
-	dimSession:     {key: "session", names: []string{"persistent", "clean", "expiry"}, doc: "session of every client: never expires, clean, or a v5 Session Expiry of 1-8 s (draw: per client)"},
+	dimSession:     {key: "session", names: []string{"persistent", "clean", "expiry"}, doc: "session of every client: never expires, clean, or a v5 Session Expiry of 1-8 s (draw: per client; a publisher draws persistent or clean)"},
 	dimWildcards:   {key: "wildcards", names: onOff, doc: "subscriptions with + and # filters"},
 	dimOverlap:     {key: "overlap", names: onOff, doc: "overlapping subscriptions of one client"},
 	dimDowngrade:   {key: "downgrade", names: onOff, doc: "subscription QoS drawn 0-2 (below and above the publish QoS); off: 2"},
@@ -83,19 +83,25 @@ var dimSpecs = [numDims]dimSpec{
 	dimWindows:     {key: "windows", names: onOff, doc: "Receive Maximum and inflight windows of 1-4 on the clients and the broker"},
 	dimKeepAlive:   {key: "keepalive", names: onOff, doc: "keep-alives of 1-3 s and idle gaps of 2-8 s"},
 	dimPayload:     {key: "payload", names: onOff, doc: "payloads padded to 0-4000 bytes, v5 subscribers with a Maximum Packet Size of 256-2048"},
-	dimWrap:        {key: "wrap", names: onOff, doc: "one publisher sends 65,600 QoS 1 messages, wrapping its packet ids (draw: one seed in 10,000; windows then stay default)"},
+	dimWrap:        {key: "wrap", names: onOff, doc: "one publisher sends 65,600 QoS 1 messages, wrapping its packet ids (draw: one seed in 10,000; windows then stay default and the broker queues up to 131,200 per session)"},
 }
 
-// WorkloadKeys returns the workload's keys with their values and docs, one
-// "key=values: doc" line each, for usage texts.
-func WorkloadKeys() []string {
-	out := make([]string, 0, numDims)
+// WorkloadDim describes one workload dimension for usage texts.
+type WorkloadDim struct {
+	Key    string // the -workload key
+	Values string // what it takes besides "draw": "off|on", "1..8", ...
+	Doc    string
+}
+
+// WorkloadDims returns the workload's dimensions in the workload line's order.
+func WorkloadDims() []WorkloadDim {
+	out := make([]WorkloadDim, 0, numDims)
 	for _, d := range dimSpecs {
 		vals := strings.Join(d.names, "|")
 		if d.names == nil {
 			vals = strconv.Itoa(d.lo) + ".." + strconv.Itoa(d.hi)
 		}
-		out = append(out, d.key+"="+vals+"|draw: "+d.doc)
+		out = append(out, WorkloadDim{Key: d.key, Values: vals, Doc: d.doc})
 	}
 	return out
 }
@@ -160,8 +166,11 @@ func (d dimSpec) parse(s string) (int, error) {
 // ParseWorkload reads "key=value,key=value" (spaces separate too): each key
 // at most once; "draw" leaves a dimension to the seed. Errors wrap
 // ErrWorkload and name the key.
-func ParseWorkload(s string) (Workload, error) {
-	var w Workload
+func ParseWorkload(s string) (Workload, error) { return Workload{}.With(s) }
+
+// With returns w with the pins of s (ParseWorkload's form) over it: a
+// "key=draw" unpins that dimension.
+func (w Workload) With(s string) (Workload, error) {
 	seen := [numDims]bool{}
 	for _, a := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
 		key, val, ok := strings.Cut(a, "=")
@@ -176,6 +185,7 @@ func ParseWorkload(s string) (Workload, error) {
 		}
 		seen[d] = true
 		if val == "draw" {
+			w.pins[d] = pin{}
 			continue
 		}
 		v, err := dimSpecs[d].parse(val)
@@ -185,16 +195,6 @@ func ParseWorkload(s string) (Workload, error) {
 		w.pins[d] = pin{set: true, val: v}
 	}
 	return w, nil
-}
-
-// Merge returns w with every dimension o pins pinned as o pins it.
-func (w Workload) Merge(o Workload) Workload {
-	for d := range numDims {
-		if o.pins[d].set {
-			w.pins[d] = o.pins[d]
-		}
-	}
-	return w
 }
 
 func dimOf(key string) int {

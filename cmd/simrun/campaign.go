@@ -60,7 +60,7 @@ func (e *env) cmdCampaign(args []string) int {
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
 	shrink := fs.Duration("shrink", defaultCampaignShrink, "shrink each failing seed for at most `D` and save DIR/seed-N.min.plan beside seed-N.plan (0: do not shrink)")
 	var wf worldFlags
-	wf.add(fs)
+	wf.addCampaign(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return e.fail("campaign", err)

@@ -176,6 +176,7 @@ func (fs *flagSet) isSet(name string) bool {
 // and protocol version.
 type worldFlags struct {
 	profile, preset, scenario, version, judge string
+	workload                                  string
 }
 
 // Defaults of the world flags.
@@ -193,7 +194,16 @@ func (w *worldFlags) add(fs *flagSet) {
 	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
 	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
 	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (or 3.1.1) or 5 (or 5.0)")
+	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (see 'simrun scenarios'; key=draw unpins); the defaults pin "+sim.DefaultWorkload().String())
 	w.addJudge(fs)
+}
+
+// addCampaign registers the world flags of a campaign: as add, but the
+// scenario defaults to swarm (every seed draws its workload).
+func (w *worldFlags) addCampaign(fs *flagSet) {
+	w.add(fs)
+	fs.Lookup("scenario").DefValue = sim.SwarmScenario
+	w.scenario = sim.SwarmScenario
 }
 
 // addJudge registers -judge on fs.
@@ -208,6 +218,9 @@ type world struct {
 	scenario string
 	level    uint8 // MQTT protocol level: 4 (3.1.1) or 5
 	judge    judge
+	// workload is the swarm scenario's pins: sim.DefaultWorkload with
+	// -workload's over it (zero for the other scenarios).
+	workload sim.Workload
 }
 
 // resolve validates the world flags of subcommand cmd.
@@ -230,7 +243,27 @@ func (w worldFlags) resolve(cmd string) (world, error) {
 	if _, err := sim.ScenarioByName(w.scenario); err != nil {
 		return world{}, badUsage(cmd, "bad -scenario: %v", err)
 	}
-	return world{profile: w.profile, preset: preset, scenario: w.scenario, level: level, judge: j}, nil
+	wl, err := w.resolveWorkload(cmd)
+	if err != nil {
+		return world{}, err
+	}
+	return world{profile: w.profile, preset: preset, scenario: w.scenario, level: level, judge: j, workload: wl}, nil
+}
+
+// resolveWorkload returns the swarm scenario's pins: the defaults with
+// -workload's over them.
+func (w worldFlags) resolveWorkload(cmd string) (sim.Workload, error) {
+	wl, err := sim.DefaultWorkload().With(w.workload)
+	if err != nil {
+		return sim.Workload{}, badUsage(cmd, "bad -workload %q: %v", w.workload, err)
+	}
+	if w.scenario != sim.SwarmScenario {
+		if w.workload != "" {
+			return sim.Workload{}, badUsage(cmd, "bad -workload %q: only -scenario %s has a workload to pin", w.workload, sim.SwarmScenario)
+		}
+		return sim.Workload{}, nil
+	}
+	return wl, nil
 }
 
 // parseVersion reads an MQTT version as the user writes it and returns the
@@ -261,13 +294,21 @@ func versionName(level uint8) string {
 // config returns the sim config of seed in this world. The model check is
 // left to the judge (SkipCheck).
 func (w world) config(seed uint64) sim.Config {
-	return sim.Config{Seed: seed, Profile: w.profile, Preset: w.preset, Scenario: w.scenario, Version: w.level, SkipCheck: true}
+	return sim.Config{Seed: seed, Profile: w.profile, Preset: w.preset, Scenario: w.scenario, Version: w.level, Workload: w.workload, SkipCheck: true}
 }
 
 // flagArgs returns the command-line flags that choose this world (for
 // replay commands).
 func (w world) flagArgs() string {
-	return fmt.Sprintf("-preset %s -profile %s -scenario %s -version %s", w.preset.Name, w.profile, w.scenario, versionName(w.level)) + w.judge.flagArg()
+	return fmt.Sprintf("-preset %s -profile %s -scenario %s -version %s", w.preset.Name, w.profile, w.scenario, versionName(w.level)) + w.workloadArg() + w.judge.flagArg()
+}
+
+// workloadArg is " -workload PINS" for a swarm world with pins, else "".
+func (w world) workloadArg() string {
+	if w.workload.IsZero() {
+		return ""
+	}
+	return " -workload " + w.workload.String()
 }
 
 // flagArg is " -judge X" when X is not the default, else "".

@@ -93,6 +93,9 @@ func (e *env) runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Confi
 	if fs.isSet("version") {
 		cfg.Version = w.level
 	}
+	if fs.isSet("workload") {
+		cfg.Workload = w.workload
+	}
 	plan.Header = sim.HeaderOf(cfg)
 	return cfg, plan, nil
 }
@@ -117,6 +120,9 @@ func planOverrideArgs(fs *flagSet, w world, seed uint64) string {
 	}
 	if fs.isSet("version") {
 		b.WriteString(" -version " + versionName(w.level))
+	}
+	if fs.isSet("workload") {
+		b.WriteString(w.workloadArg())
 	}
 	return b.String() + w.judge.flagArg()
 }
