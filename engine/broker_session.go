@@ -362,6 +362,12 @@ func (b *Broker) publishWill(s *brokerSession) {
 	s.will = nil
 	b.cancelTimer(&s.willTimer)
 	b.saveSession(s) // a restart must not publish it again
+	if b.pol.Persistence == PersistEveryChange {
+		// Synced before any copy is stored: in one unsynced batch a crash
+		// could keep a copy and lose the cleared will, and the restarted
+		// broker would publish the will again (a QoS 2 duplicate).
+		b.store.flush(b)
+	}
 	b.stats.Wills++
 	w.msg.startExpiry(b.now)
 	b.fanoutStore(w.msg, w.qos, w.retain, "", nil)
