@@ -133,6 +133,13 @@ func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 		out, in = outBroker, inBroker
 	}
 	switch packet.Type(p.typ) {
+	case packet.CONNACK:
+		if side == sideBroker && !p.sessions() && p.reason == 0 {
+			// The broker discarded the session, whether or not the client
+			// reads this CONNACK: none of its ids of the old session is
+			// owed any more (the client's side clears when it reads it).
+			o.brokerDiscarded(c.client)
+		}
 	case packet.PUBLISH:
 		if p.qos > 0 {
 			o.add(c.client, out, p.id)
@@ -186,6 +193,14 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 // Session Present 0: neither side keeps state [MQTT-3.2.2-5]).
 func (o *observer) sessionDiscarded(c int32) {
 	for k := range o.inflight[c] {
+		o.pending -= len(o.inflight[c][k])
+		o.inflight[c][k] = o.inflight[c][k][:0]
+	}
+}
+
+// brokerDiscarded clears the broker's side of client c's session.
+func (o *observer) brokerDiscarded(c int32) {
+	for _, k := range [2]int{outBroker, inBroker} {
 		o.pending -= len(o.inflight[c][k])
 		o.inflight[c][k] = o.inflight[c][k][:0]
 	}

@@ -240,10 +240,13 @@ func b2i(b bool) int {
 // but those the model does not yet judge right, pinned off (each gives
 // false violations under the fixed engines): retained and clear (a
 // retained copy sent again on a new subscription counts as a QoS 2
-// duplicate; an empty payload has no message id), msgexpiry (an expired
-// message counts as lost) and payload (a message dropped for a subscriber's
-// Maximum Packet Size counts as lost [MQTT-3.1.2-25]).
+// duplicate, a retained will as no retained message; an empty payload has
+// no message id), msgexpiry (an expired message counts as lost), payload
+// (a message dropped for a subscriber's Maximum Packet Size counts as lost
+// [MQTT-3.1.2-25]) and unsub (a broker that crashes after taking an
+// UNSUBSCRIBE or SUBSCRIBE into effect and before acknowledging it leaves
+// a history the subscription checks misread: 3 of 12,000 seeds).
 func DefaultWorkload() Workload {
-	w, _ := ParseWorkload("retained=off,clear=off,msgexpiry=off,payload=off")
+	w, _ := ParseWorkload("unsub=off,retained=off,clear=off,msgexpiry=off,payload=off")
 	return w
 }

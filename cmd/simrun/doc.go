@@ -3,7 +3,7 @@
 // the abstract spec (package model), and plots failure-rate experiments
 // (package plots).
 //
-//	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
+//	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5 -workload K=V,...] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
 //	simrun replay FILE [-json] [-all] [-trace F] [-html F]
 //	simrun campaign [-seeds N -start S -workers W -out DIR -resume|-force -shard i/n] [world flags]
 //	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D -html F] | shrink -bench [-bench-seeds N ...]
@@ -103,9 +103,12 @@
 // a second one (Ctrl-C twice, or `timeout -s INT` signalling the process
 // and then its group) is noted on stderr and never skips them.
 //
-// The default campaign (standard scenario, preset fixed, profile swarm) runs
-// defaultSeeds seeds: about a minute on 2 cores at the measured rate of the
-// standard scenario under swarm (see defaultSeeds). The progress bar (seeds
+// The default campaign (swarm scenario with sim.DefaultWorkload's pins,
+// preset fixed, profile swarm) runs defaultSeeds seeds (sized at the
+// standard scenario's rate, the default before; a swarm seed costs about 1.2
+// to 1.6 times as much). -workload pins the swarm scenario's dimensions
+// over the defaults (run, campaign, shrink), and the replay commands repeat
+// the pins; only -scenario swarm takes it. The progress bar (seeds
 // done, seeds/s, failing so far, ETA) shows when stdout is a terminal;
 // otherwise (a CI log, a file) a campaign or experiment prints the same as a
 // line on stderr every 5 s ("campaign: 901/3000 seeds done, 0 failing, 59.8
