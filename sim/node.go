@@ -68,46 +68,86 @@ const (
 
 // timerSet is a node's live timers and their generations. A node has a few
 // at a time (a client two or three, the broker about one per connection),
-// so a scan of a slice beats a map.
-type timerSet []liveTimer
+// so a scan of a slice beats a map; past timerScan timers (a broker of a
+// swarm world's thousands of clients) a map indexes them, or the scans
+// would grow as the square of the clients.
+type timerSet struct {
+	list []liveTimer
+	idx  map[engine.TimerID]int // index in list, once it is long
+}
 
 type liveTimer struct {
 	id  engine.TimerID
 	gen uint64
 }
 
-// set sets timer id to generation gen.
-func (s *timerSet) set(id engine.TimerID, gen uint64) {
-	for i := range *s {
-		if (*s)[i].id == id {
-			(*s)[i].gen = gen
-			return
+// timerScan is how many timers a set scans before it indexes them.
+const timerScan = 32
+
+// find returns the index of timer id in list, or -1.
+func (s *timerSet) find(id engine.TimerID) int {
+	if s.idx != nil {
+		if i, ok := s.idx[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range s.list {
+		if s.list[i].id == id {
+			return i
 		}
 	}
-	*s = append(*s, liveTimer{id: id, gen: gen})
+	return -1
+}
+
+// set sets timer id to generation gen.
+func (s *timerSet) set(id engine.TimerID, gen uint64) {
+	if i := s.find(id); i >= 0 {
+		s.list[i].gen = gen
+		return
+	}
+	s.list = append(s.list, liveTimer{id: id, gen: gen})
+	switch {
+	case s.idx != nil:
+		s.idx[id] = len(s.list) - 1
+	case len(s.list) > timerScan:
+		s.idx = make(map[engine.TimerID]int, 2*len(s.list))
+		for i, t := range s.list {
+			s.idx[t.id] = i
+		}
+	}
 }
 
 // gen returns the generation of timer id, 0 if it is not set (generations
 // start at 1).
-func (s timerSet) gen(id engine.TimerID) uint64 {
-	for i := range s {
-		if s[i].id == id {
-			return s[i].gen
-		}
+func (s *timerSet) gen(id engine.TimerID) uint64 {
+	if i := s.find(id); i >= 0 {
+		return s.list[i].gen
 	}
 	return 0
 }
 
 // del forgets timer id.
 func (s *timerSet) del(id engine.TimerID) {
-	for i := range *s {
-		if (*s)[i].id == id {
-			last := len(*s) - 1
-			(*s)[i] = (*s)[last]
-			*s = (*s)[:last]
-			return
+	i := s.find(id)
+	if i < 0 {
+		return
+	}
+	last := len(s.list) - 1
+	s.list[i] = s.list[last]
+	s.list = s.list[:last]
+	if s.idx != nil {
+		delete(s.idx, id)
+		if i < last {
+			s.idx[s.list[i].id] = i
 		}
 	}
+}
+
+// reset forgets every timer.
+func (s *timerSet) reset() {
+	s.list = s.list[:0]
+	clear(s.idx)
 }
 
 // step feeds one event to a node's engine and carries out its actions in
@@ -280,7 +320,7 @@ func (w *World) down(n *node, crashed bool) {
 	n.failed = false
 	n.eng = nil
 	n.inc++
-	n.timers = n.timers[:0]
+	n.timers.reset()
 	n.acks = n.acks[:0]
 	n.app.reset()
 }

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -195,7 +198,7 @@ func TestSwarmPinsShape(t *testing.T) {
 // TestSwarmFixedHolds: the fixed engines under the swarm workload (with
 // the default pins) and the swarm fault profile break no promise, in 60
 // seeds; MQTTLAB_SWARM_SEEDS=100000 makes it the long run the README
-// reports (opt-in: about 5 minutes of one core).
+// reports (opt-in), one Runner per core.
 func TestSwarmFixedHolds(t *testing.T) {
 	seeds := uint64(60)
 	if s := os.Getenv("MQTTLAB_SWARM_SEEDS"); s != "" {
@@ -205,20 +208,34 @@ func TestSwarmFixedHolds(t *testing.T) {
 		}
 		seeds = n
 	}
-	var rn Runner
-	bad := 0
-	for seed := uint64(1); seed <= seeds; seed++ {
-		cfg := Config{Seed: seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()}
-		plan, err := Generate(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r := rn.Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
-			t.Errorf("seed %d: %v %v\nreplay: simrun run -scenario swarm -profile swarm -seed %d -workload %s",
-				seed, r.Err, r.Violations, seed, DefaultWorkload())
-			if bad++; bad == 10 {
-				t.Fatal("10 seeds failed; stopping")
+	workers := uint64(runtime.GOMAXPROCS(0))
+	failures := make([][]string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() { // each worker its own Runner: seeds are independent
+			defer wg.Done()
+			var rn Runner
+			for seed := 1 + w; seed <= seeds && len(failures[w]) < 10; seed += workers {
+				cfg := Config{Seed: seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()}
+				plan, err := Generate(cfg)
+				if err != nil {
+					failures[w] = append(failures[w], fmt.Sprintf("seed %d: %v", seed, err))
+					continue
+				}
+				if r := rn.Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
+					failures[w] = append(failures[w], fmt.Sprintf("seed %d: %v %v\nreplay: simrun run -scenario swarm -profile swarm -seed %d -workload %s",
+						seed, r.Err, r.Violations, seed, DefaultWorkload()))
+				}
 			}
+		}()
+	}
+	wg.Wait()
+	bad := 0
+	for _, f := range failures {
+		for _, msg := range f {
+			t.Error(msg)
+			bad++
 		}
 	}
 	t.Logf("%d seeds of fixed under the swarm workload and faults: %d with a promised violation", seeds, bad)
