@@ -129,7 +129,7 @@ func TestJudges(t *testing.T) {
 // by its own preset's promises lists them as informational with -all.
 func TestLegacyRunFailsWithReplay(t *testing.T) {
 	dir := t.TempDir()
-	r := simrun(t, "campaign", "-shrink", "0", "-seeds", "6", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	r := simrun(t, "campaign", "-shrink", "0", "-seeds", "6", "-preset", "legacy", "-scenario", "standard", "-out", dir).want(t, exitViolation)
 	recs := readRecords(t, dir)
 	var failing record
 	for _, rec := range recs {

@@ -175,7 +175,7 @@ func TestPercentile(t *testing.T) {
 // saves no shrunk plan.
 func TestCampaignShrinks(t *testing.T) {
 	dir := t.TempDir()
-	r := simrun(t, "campaign", "-seeds", "3", "-preset", "legacy", "-out", dir).want(t, exitViolation)
+	r := simrun(t, "campaign", "-seeds", "3", "-preset", "legacy", "-scenario", "standard", "-out", dir).want(t, exitViolation)
 	recs := readRecords(t, dir)
 	failing := 0
 	for _, rec := range recs {
@@ -205,7 +205,7 @@ func TestCampaignShrinks(t *testing.T) {
 		t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 	}
 	off := t.TempDir()
-	simrun(t, "campaign", "-seeds", "1", "-preset", "legacy", "-shrink", "0", "-out", off).want(t, exitViolation)
+	simrun(t, "campaign", "-seeds", "1", "-preset", "legacy", "-scenario", "standard", "-shrink", "0", "-out", off).want(t, exitViolation)
 	if mins, _ := filepath.Glob(filepath.Join(off, "*.min.plan")); len(mins) > 0 {
 		t.Errorf("-shrink 0 saved %v", mins)
 	}
