@@ -148,7 +148,9 @@
 // (a crash at a crash point as a crash op armed for that kind of point,
 // "crash s1 point=callback-pre", or as crash and restart ops between steps,
 // crash points off; a connection reset or half-open as a reset or half-open
-// op, "reset p1", "half-open p1 told=client", that random fault off), ops are deleted (halving chunks down to
+// op, "reset p1", "half-open p1 told=client", that random fault off; or,
+// once, with the random faults left on: an armed crash makes the draw its
+// random crash made, so that plan replays the run exactly), ops are deleted (halving chunks down to
 // single ops, a node's or a kind's ops, a fault with its repair, small
 // windows), adjacent advances merged, arguments simplified towards the
 // benign zero (QoS, retain, clean start, durations, message ids) and the

@@ -248,6 +248,11 @@ func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
 	switch {
 	case n.armed != 0 && n.armed == p:
 		n.armed, hit = 0, true
+		if !w.cfg.Crash.Exhaustive() {
+			// The draw a random crash point makes here: an armed crash
+			// where a random one fired replays that run exactly.
+			w.rnd.PPM(w.prof.CrashPointPPM)
+		}
 	case w.cfg.Crash.Exhaustive():
 		hit = n.idx == w.crashK && n.points == w.cfg.Crash.K
 	default:

@@ -138,7 +138,10 @@ type shrinker struct {
 	// their restarts, and resets its random connection resets and
 	// half-opens, as plan ops at their virtual times.
 	crashes, resets []timedOp
-	seen            map[uint64]bool // candidates already run (by the hash of their text)
+	// pinnedExact is set once pinFaults has pinned faults with the random
+	// ones left on (it does so once).
+	pinnedExact bool
+	seen        map[uint64]bool // candidates already run (by the hash of their text)
 }
 
 // start runs the original plan and fixes the target.

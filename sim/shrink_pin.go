@@ -21,7 +21,7 @@ type timedOp struct {
 // the liveness phase (which restarts every node anyway), and connection
 // resets and half-open connections (not those of the plan's own reset and
 // half-open ops, planned).
-func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []timedOp) {
+func randomFaults(h model.History, planned map[timedOp]int, armedOps []timedOp) (crashes, resets []timedOp) {
 	for i, e := range h.Events {
 		if e.Kind == model.LivenessStart {
 			break
@@ -39,6 +39,7 @@ func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []t
 			}
 			resets = append(resets, r)
 		case e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop:
+		case consumeArmed(armedOps, e):
 		default:
 			crashes = append(crashes, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node, Point: e.Point}})
 			if at, ok := nextRestart(h.Events[i+1:], e.Node); ok {
@@ -59,7 +60,7 @@ func randomFaults(h model.History, planned map[timedOp]int) (crashes, resets []t
 // from a plan op, and pinning it again would only add ops.
 func (s *shrinker) noteFaults(r Result, ops []Op) {
 	p := s.resolvedProfile()
-	crashes, resets := randomFaults(r.History(), plannedResets(ops))
+	crashes, resets := randomFaults(r.History(), plannedResets(ops), armedOps(ops))
 	s.crashes, s.resets = nil, nil
 	if p.CrashPointPPM > 0 || s.cfg.Crash.Exhaustive() {
 		s.crashes = crashes
@@ -69,6 +70,36 @@ func (s *shrinker) noteFaults(r Result, ops []Op) {
 			s.resets = append(s.resets, r)
 		}
 	}
+}
+
+// armedOps returns the crash ops of ops armed for a crash point, at their
+// times.
+func armedOps(ops []Op) []timedOp {
+	var out []timedOp
+	var now engine.Time
+	for _, op := range ops {
+		switch {
+		case op.Kind == OpAdvance:
+			now += engine.Time(op.D)
+		case op.Kind == OpCrash && op.Point != 0:
+			out = append(out, timedOp{at: now, op: op})
+		}
+	}
+	return out
+}
+
+// consumeArmed reports whether crash event e is the crash of an armed op
+// of armed (the first of its node and point armed at or before it), and
+// marks that op fired.
+func consumeArmed(armed []timedOp, e model.Event) bool {
+	for i := range armed {
+		a := &armed[i]
+		if a.op.Kind == OpCrash && a.op.Node == e.Node && a.op.Point == e.Point && a.at <= engine.Time(e.Time) {
+			a.op.Kind = 0 // fired
+			return true
+		}
+	}
+	return false
 }
 
 // plannedResets counts the reset and half-open ops of a plan by time, kind
@@ -166,8 +197,18 @@ func (s *shrinker) pinFaults() {
 			}
 		}
 		if len(s.crashes) == 0 {
-			return
+			break
 		}
+	}
+	if !s.pinnedExact {
+		// Once: pin every fault with the random faults left on. The run is
+		// the same (an armed crash makes the draw its random one made; a
+		// reset or half-open op finds the connection already cut), so it
+		// fails the same way; later deletions keep the pinned faults, and the
+		// fault profile pass turns the random ones off when they no longer
+		// matter.
+		s.pinnedExact = true
+		s.tryExact(armed(s.crashes), withTold(s.resets, 1))
 	}
 }
 
@@ -246,6 +287,14 @@ func singles(ops []timedOp) [][]timedOp {
 		return nil
 	}
 	return out
+}
+
+// tryExact tries the best plan with crashes and cuts as plan ops and its
+// config unchanged.
+func (s *shrinker) tryExact(crashes, cuts []timedOp) bool {
+	ins := append(slices.Clone(crashes), cuts...)
+	slices.SortStableFunc(ins, func(a, b timedOp) int { return cmp.Compare(a.at, b.at) })
+	return s.try(s.cfg, insertTimed(s.ops, ins))
 }
 
 // tryPinned tries the best plan with the given crashes and resets as plan
