@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/sim"
@@ -212,4 +216,50 @@ func TestCampaignShrinks(t *testing.T) {
 	if r := simrun(t, "campaign", "-shrink", "-1s").want(t, exitUsage); !strings.Contains(r.stderr, "bad -shrink") {
 		t.Errorf("stderr: %s", r.stderr)
 	}
+}
+
+// TestShrinkSIGINT: a real SIGINT to a shrink under way (the binary run as
+// a child) writes the smallest failing plan so far and exits 130. Seed 761
+// of volatile-qos2 takes seconds to shrink; the signal goes as soon as the
+// first progress line shows.
+func TestShrinkSIGINT(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "cut.min.plan")
+	cmd := exec.Command(exe, "shrink", "-seed", "761", "-preset", "volatile-qos2", "-o", out)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var errText strings.Builder
+	for sc.Scan() {
+		errText.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "ops left") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+		errText.WriteString(sc.Text() + "\n")
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout.String(), errText.String())
+	}
+	body, _ := shrunkFile(t, out)
+	if !strings.Contains(body, "# interrupted: the smallest failing plan so far") {
+		t.Errorf("the plan file does not say it was interrupted:\n%s", body)
+	}
+	simrun(t, "replay", out).want(t, exitViolation)
 }
