@@ -194,8 +194,18 @@ func (w *worldFlags) add(fs *flagSet) {
 	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
 	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
 	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (or 3.1.1) or 5 (or 5.0)")
-	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (see 'simrun scenarios'; key=draw unpins); the defaults pin "+sim.DefaultWorkload().String())
+	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (key=draw unpins; the defaults pin "+
+		sim.DefaultWorkload().String()+"); keys: "+workloadKeys())
 	w.addJudge(fs)
+}
+
+// workloadKeys lists the workload keys and their values, for -workload's usage.
+func workloadKeys() string {
+	var parts []string
+	for _, d := range sim.WorkloadDims() {
+		parts = append(parts, d.Key+"="+d.Values)
+	}
+	return strings.Join(parts, " ")
 }
 
 // addCampaign registers the world flags of a campaign: as add, but the
