@@ -155,8 +155,11 @@ func (b *Broker) handleAuth(c *brokerConn, _ *packet.Auth) {
 
 // handleDisconnect closes the connection at the client's request. DISCONNECT
 // 0x00 (and every 3.1.1 DISCONNECT) discards the will [MQTT-3.14.4-3]
-// [MQTT-3.1.2-10]; 0x04 keeps it. A v5 Session Expiry Interval on DISCONNECT
-// replaces the session's, except 0 to non-zero, a protocol error.
+// [MQTT-3.1.2-10]; any other v5 reason keeps it (0x04 asks for it, and an
+// error reason such as 0x80 ends the connection abnormally: the will is
+// removed only after a Normal disconnection [MQTT-3.1.2-10]). A v5 Session
+// Expiry Interval on DISCONNECT replaces the session's, except 0 to
+// non-zero, a protocol error.
 func (b *Broker) handleDisconnect(c *brokerConn, p *packet.Disconnect) {
 	s := c.sess
 	if c.version == packet.V5 && p.Props.Present.Has(packet.PropSessionExpiry) {
@@ -167,7 +170,7 @@ func (b *Broker) handleDisconnect(c *brokerConn, p *packet.Disconnect) {
 		}
 		s.expiry = p.Props.SessionExpiry
 	}
-	keepWill := c.version == packet.V5 && p.Reason == packet.DisconnectWithWill
+	keepWill := c.version == packet.V5 && p.Reason != packet.NormalDisconnection
 	if !keepWill && b.pol.Mutations&MutWillOnNormalDisconnect == 0 { // the canary keeps it
 		s.will = nil // [MQTT-3.14.4-3] [MQTT-3.1.2-10]
 	}

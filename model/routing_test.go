@@ -263,6 +263,8 @@ func TestWill(t *testing.T) {
 		{"normal DISCONNECT", will(sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1")), true, "[MQTT-3.1.2-10]"},
 		{"normal DISCONNECT, nothing sent", sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1").liveness(), false, ""},
 		{"DISCONNECT 0x04 keeps it", will(sub().willConn(0, 0).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 4}).drop("c1")), false, ""},
+		{"DISCONNECT 0x80 keeps it", will(sub().willConn(0, 0).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 0x80}).drop("c1")), false, ""},
+		{"DISCONNECT 0x80, never published", sub().willConn(0, 0).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 0x80}).at(5).drop("c1").at(10).liveness(), true, "never went to s1"},
 		{"while connected", will(sub().willConn(0, 0)), true, "while its connection is open"},
 		{"after its delay", will(sub().willConn(10, 60).at(5).drop("c1").at(15)), false, ""},
 		{"before its delay", will(sub().willConn(10, 60).at(5).drop("c1").at(12)), true, "before its Will Delay"},

@@ -15,7 +15,7 @@ type willArm struct {
 	open      bool  // its connection is open
 	ended     bool  // its connection ended without DISCONNECT 0x00
 	normal    bool  // ... or with DISCONNECT 0x00: never to be published
-	lax       bool  // a DISCONNECT of another reason, or a broker crash: not judged
+	lax       bool  // a broker crash: not judged
 	cancelled bool  // the client reconnected within the delay
 	endAt     int64
 	endStep   int32
@@ -106,18 +106,13 @@ func (w *willState) byClient(c int32) []int32 {
 	return out
 }
 
-// willDisconnect: DISCONNECT 0x00 deletes the will [MQTT-3.1.2-10]; 0x04
-// keeps it; another reason is not judged.
+// willDisconnect: DISCONNECT 0x00 deletes the will [MQTT-3.1.2-10]; every
+// other reason keeps it (0x04 asks for it; an error reason such as 0x80
+// ends the connection abnormally, and the will is removed only after a
+// Normal disconnection [MQTT-3.1.2-10] [MQTT-3.14.4-3]).
 func (s *routeState) willDisconnect(c int32, e *Event) {
-	if a := s.wills.cur[c]; a > 0 {
-		arm := &s.wills.arms[a-1]
-		switch e.Packet.Reason {
-		case 0x00:
-			arm.normal = true
-		case 0x04:
-		default:
-			arm.lax = true
-		}
+	if a := s.wills.cur[c]; a > 0 && e.Packet.Reason == 0x00 {
+		s.wills.arms[a-1].normal = true
 	}
 }
 
