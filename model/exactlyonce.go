@@ -15,7 +15,14 @@ import "fmt"
 // as its will. Messages are identified by
 // their Msg id, unique per history. The lab's broker sends one copy per
 // client even with overlapping subscriptions, so a second copy at QoS 2 is a
-// duplicate.
+// duplicate. A retained message sent with RETAIN=1 because a SUBSCRIBE
+// matched its topic is a new delivery of it, not a duplicate of the live
+// copy [MQTT-3.3.1-9] (3.1.1 [MQTT-3.3.1-8]): each SUBSCRIBE the broker took
+// from the subscriber whose filter matches the topic excuses one RETAIN=1
+// copy of a message published with RETAIN=1 after it was published
+// (retainedCopies). A message
+// with no id (an empty payload, the clearing of a retained message) is not
+// judged: its copies cannot be told apart.
 func CheckQoS2ExactlyOnce(h *History) []Violation { return checkQoS2ExactlyOnce(newIndex(h)) }
 
 // Flags of a message in checkQoS2ExactlyOnce's first pass.
@@ -26,16 +33,23 @@ const (
 
 func checkQoS2ExactlyOnce(x *index) []Violation {
 	flags := make([]uint8, len(x.msgs))
+	copies := retainedCopies{}
 	for i, k := range x.kinds {
+		e, m := &x.h.Events[i], x.ev[i].msg
 		switch {
 		case k.kind == Accepted:
-			flags[x.ev[i].msg] |= published(x.h.Events[i].QoS)
+			copies.published(m, int32(i), e.Retain)
+			flags[m] |= published(e.QoS)
 		case k.kind == Sent && k.typ == PUBLISH && x.ev[i].node != brokerID:
-			flags[x.ev[i].msg] |= published(x.h.Events[i].Packet.QoS)
-		case k.kind == Sent && k.typ == CONNECT && x.h.Events[i].Packet.Will && x.ev[i].msg != 0:
+			copies.published(m, int32(i), e.Packet.Retain)
+			flags[m] |= published(e.Packet.QoS)
+		case k.kind == Sent && k.typ == CONNECT && e.Packet.Will && m != 0:
 			// A will message: the broker publishes it on the client's
 			// behalf [MQTT-3.1.2-8]; the CONNECT that carried it published it.
-			flags[x.ev[i].msg] |= published(x.h.Events[i].Packet.QoS)
+			copies.published(m, int32(i), e.Packet.Retain)
+			flags[m] |= published(e.Packet.QoS)
+		case k.kind == Received && k.typ == SUBSCRIBE && x.ev[i].node == brokerID:
+			copies.subscribed(x.ev[i].peer, int32(i), e.Packet.Filter)
 		}
 	}
 	// first holds, per subscriber and message, 2*step+1 of the first
@@ -51,6 +65,12 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 			out = append(out, NewViolation(QoS2ExactlyOnce, i, e.Node,
 				fmt.Sprintf("delivered msg %q on %q that no client published (created)", e.Msg, e.Topic)))
 			continue
+		}
+		if d.msg == emptyMsg {
+			continue // no id to tell its copies apart
+		}
+		if e.Retain && copies.take(d.node, d.msg, int32(i), e.Topic) {
+			continue // a retained copy a SUBSCRIBE brought [MQTT-3.3.1-9]
 		}
 		// A QoS 1 publish downgraded to a QoS 0 subscription may arrive
 		// twice: the broker treats the publisher's resend as a new message
@@ -80,6 +100,70 @@ func published(qos uint8) uint8 {
 		return msgPublished | msgPubQoS1
 	}
 	return msgPublished
+}
+
+// emptyMsg is the msg id of "": a PUBLISH whose payload carries no message
+// id (an empty payload clearing a retained message).
+const emptyMsg = 0
+
+// retainedCopies bounds the retained copies of a message a subscriber may
+// get: each SUBSCRIBE the broker took from it after the message was
+// published with RETAIN=1, whose filter matches the copy's topic, may bring
+// that message once [MQTT-3.3.1-9] (Retain Handling may forbid it; the
+// Retained check judges that, this one only bounds the copies).
+type retainedCopies struct {
+	pubAt map[int32]int32         // msg published with RETAIN=1 -> the step it was first published
+	subs  map[int32][]subscribeAt // subscriber -> the SUBSCRIBEs the broker received from it
+	used  map[[2]int32]int        // subscriber, msg -> retained copies excused
+}
+
+// subscribeAt is one SUBSCRIBE the broker received: its step and filter
+// ("" when not recorded: it may match any topic).
+type subscribeAt struct {
+	step   int32
+	filter string
+}
+
+// published records msg published at step, with RETAIN=1 when retain.
+func (c *retainedCopies) published(msg, step int32, retain bool) {
+	if !retain || msg == emptyMsg {
+		return
+	}
+	if c.pubAt == nil {
+		c.pubAt, c.subs, c.used = map[int32]int32{}, map[int32][]subscribeAt{}, map[[2]int32]int{}
+	}
+	if _, ok := c.pubAt[msg]; !ok {
+		c.pubAt[msg] = step
+	}
+}
+
+// subscribed records a SUBSCRIBE from node at step.
+func (c *retainedCopies) subscribed(node, step int32, filter string) {
+	if c.subs != nil {
+		c.subs[node] = append(c.subs[node], subscribeAt{step, filter})
+	}
+}
+
+// take reports whether a RETAIN=1 delivery of msg on topic to node at step
+// is a retained copy that a SUBSCRIBE between msg's publication and the
+// delivery still excuses, and counts it.
+func (c *retainedCopies) take(node, msg, step int32, topic string) bool {
+	at, ok := c.pubAt[msg]
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, s := range c.subs[node] {
+		if s.step > at && s.step < step && (s.filter == "" || Matches(s.filter, topic)) {
+			n++
+		}
+	}
+	k := [2]int32{node, msg}
+	if c.used[k] >= n {
+		return false
+	}
+	c.used[k]++
+	return true
 }
 
 func b2i(b bool) int32 {

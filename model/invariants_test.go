@@ -139,6 +139,51 @@ func TestInvariantQoS2ExactlyOnce(t *testing.T) {
 	})
 }
 
+// retainedLive subscribes s1 to t/# (the filter recorded) and delivers
+// msg m1, which p1 published at QoS 2 with RETAIN=1 when retain, live.
+func retainedLive(retain bool) *hb {
+	b := newHB().connect("s1", false, false)
+	b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 1, QoS: 2, Filter: "t/#"}).xfer(BrokerNode, "s1", pkt(SUBACK, 1))
+	b.subscribed("s1", "t/#", 2).connect("p1", false, false)
+	b.ev(Event{Kind: Accepted, Node: "p1", Msg: "m1", Topic: "t/a", QoS: 2, Retain: retain})
+	return b.delivered("s1", "m1", 2)
+}
+
+// resubscribe has the broker take a SUBSCRIBE of filter from s1 and deliver
+// m1 to it with RETAIN=1 (a retained copy, if the SUBSCRIBE brought it).
+func (b *hb) resubscribe(filter string) *hb {
+	b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 2, Filter: filter}).xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+	return b.retainedCopy()
+}
+
+// retainedCopy delivers m1 to s1 with RETAIN=1.
+func (b *hb) retainedCopy() *hb {
+	return b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 2, Retain: true})
+}
+
+func TestInvariantQoS2ExactlyOnceRetained(t *testing.T) {
+	empty := func() *hb {
+		return base().accepted("p1", "", 2).delivered("s1", "", 2).delivered("s1", "", 2).delivered("s1", "", 0)
+	}
+	runInvariantCases(t, QoS2ExactlyOnce, []invariantCase{
+		{name: "retained copy a new SUBSCRIBE brought", h: retainedLive(true).resubscribe("t/a")},
+		{name: "retained copy of a wildcard SUBSCRIBE", h: retainedLive(true).resubscribe("+/a")},
+		{name: "one retained copy per SUBSCRIBE", h: retainedLive(true).resubscribe("t/a").resubscribe("t/#")},
+		{name: "two retained copies for one SUBSCRIBE", h: retainedLive(true).resubscribe("t/a").retainedCopy(),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "RETAIN=1 copy and no SUBSCRIBE after the publish", h: retainedLive(true).retainedCopy(),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "RETAIN=1 copy of a message published without RETAIN", h: retainedLive(false).resubscribe("t/a"),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "SUBSCRIBE that does not match the topic", h: retainedLive(true).resubscribe("t/b"),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "live copy again after a SUBSCRIBE", h: retainedLive(true).resubscribe("t/a").delivered("s1", "m1", 2),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "an empty payload (no id) delivered thrice", h: empty()},
+		{name: "an empty payload nobody published", h: base().delivered("s1", "", 1), violate: true, reason: "no client published"},
+	})
+}
+
 // persistedNotAccepted: p1 stored m1 (QoS 2) and crashed before its Publish
 // completed Accepted (crashy seed 4); the rebooted engine resends it from
 // its store with DUP=1 and s1 gets it. The message was published (a client
@@ -320,6 +365,10 @@ func TestInvariantOrder(t *testing.T) {
 		{name: "topics are independent", h: topics.delivered("s1", "b", 1).delivered("s1", "a", 1)},
 		{name: "publishers are independent", h: twoPubs.delivered("s1", "b", 1).delivered("s1", "a", 1)},
 		{name: "QoS0 deliveries are not ordered", h: three().delivered("s1", "m2", 0).delivered("s1", "m1", 0)},
+		{name: "an empty payload (no id) takes no place", h: base().accepted("p1", "m1", 1).accepted("p1", "", 1).accepted("p1", "m2", 1).
+			delivered("s1", "", 1).delivered("s1", "m1", 1).delivered("s1", "m2", 1).delivered("s1", "", 1)},
+		{name: "reversed around an empty payload", h: base().accepted("p1", "m1", 1).accepted("p1", "", 1).accepted("p1", "m2", 1).
+			delivered("s1", "", 1).delivered("s1", "m2", 1).delivered("s1", "m1", 1), violate: true, reason: `first delivery of msg "m1"`},
 	})
 }
 

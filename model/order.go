@@ -28,7 +28,10 @@ type orderMark struct {
 // same topic and QoS. Redeliveries (a second Delivered of a message, the
 // "1,2,3,2,3,4" of §4.6 after a resend) are ignored, and so are gaps: a
 // message that is never delivered is NoLoss's business. The violation is
-// reported at A's late first delivery. Deliveries at QoS 0 are not ordered.
+// reported at A's late first delivery. Deliveries at QoS 0 are not ordered,
+// and neither are messages with no id (an empty payload clearing a retained
+// message [MQTT-3.3.1-6]): their copies cannot be told apart, so they take
+// no place in a publisher's order.
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
@@ -52,8 +55,7 @@ func checkOrder(x *index) []Violation {
 	counts := map[pubTopic]int32{}
 	for _, a := range x.accs {
 		e := &x.h.Events[a.step]
-		if e.QoS >= 1 {
-			d := &x.ev[a.step]
+		if d := &x.ev[a.step]; e.QoS >= 1 && d.msg != emptyMsg {
 			k := pubTopic{d.node, a.topic}
 			counts[k]++
 			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: a.topic, qos: e.QoS, index: counts[k]}
