@@ -31,7 +31,9 @@ type orderMark struct {
 // reported at A's late first delivery. Deliveries at QoS 0 are not ordered,
 // and neither are messages with no id (an empty payload clearing a retained
 // message [MQTT-3.3.1-6]): their copies cannot be told apart, so they take
-// no place in a publisher's order.
+// no place in a publisher's order; nor are those of a subscriber holding a shared subscription that matches
+// the topic: only non-shared subscriptions are ordered [MQTT-4.6.0-6], and
+// a member's session that ends hands its messages on to another member.
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
@@ -63,6 +65,7 @@ func checkOrder(x *index) []Violation {
 	}
 	firsts := newPairs[bool](x)
 	marks := map[orderKey]orderMark{}
+	shared := sharedSubscribers(x)
 	var out []Violation
 	for i, k := range x.kinds {
 		if k.kind != Delivered {
@@ -80,7 +83,7 @@ func checkOrder(x *index) []Violation {
 			continue
 		}
 		a := accepted[d.msg]
-		if !a.ok {
+		if !a.ok || shared.matches(d.node, x.topics[a.topic]) {
 			continue
 		}
 		k := orderKey{sub: d.node, pub: a.pub, topic: a.topic, qos: a.qos}
@@ -99,4 +102,36 @@ func checkOrder(x *index) []Violation {
 		x.sc.orderAccs = accepted
 	}
 	return out
+}
+
+// sharedSubs is the inner filters of the shared subscriptions each node
+// was granted at some point.
+type sharedSubs map[int32][]string
+
+// sharedSubscribers collects the shared subscriptions of the Subscribed
+// events.
+func sharedSubscribers(x *index) sharedSubs {
+	var out sharedSubs
+	for i, k := range x.kinds {
+		if k.kind != Subscribed {
+			continue
+		}
+		if inner, ok := sharedInner(x.h.Events[i].Filter); ok {
+			if out == nil {
+				out = sharedSubs{}
+			}
+			out[x.ev[i].node] = append(out[x.ev[i].node], inner)
+		}
+	}
+	return out
+}
+
+// matches reports whether node holds a shared subscription matching topic.
+func (s sharedSubs) matches(node int32, topic string) bool {
+	for _, f := range s[node] {
+		if Matches(f, topic) {
+			return true
+		}
+	}
+	return false
 }

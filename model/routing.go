@@ -606,10 +606,25 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 // client's subscriptions: a publication the pass saw owed it nothing (one
 // it did not see is a will message).
 func (s *routeState) judgeUnmatched(i int, k routeKey, e *Event) {
+	if s.clients[s.x.peerOf(i)].inGroupFor(e.Packet.Topic) {
+		return // a group's copy handed on from a member whose session ended [MQTT-4.8.2-5]
+	}
 	if at, ok := s.routed.get(k); ok {
 		s.add(i, []int{int(at)}, Unsubscribe, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
 			e.Packet.Msg, e.Peer, e.Packet.Topic, at)
 	}
+}
+
+// inGroupFor reports whether the client holds a shared subscription whose
+// filter matches topic: a message routed before it joined may come to it
+// from a member whose session ended.
+func (r *routeClient) inGroupFor(topic string) bool {
+	for f := range r.subs {
+		if inner, ok := sharedInner(f); ok && Matches(inner, topic) {
+			return true
+		}
+	}
+	return false
 }
 
 // retainedCite is the event that last set or cleared the topic's retained

@@ -71,3 +71,32 @@ func TestSubscriptionIDs(t *testing.T) {
 func (b *rb) fwdRetainedIDs(node, msg, topic string, ids ...uint32) *rb {
 	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 8, QoS: 1, Retain: true, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
 }
+
+// TestSharedNotOrdered: only non-shared subscriptions are ordered
+// [MQTT-4.6.0-6]: a member of a group matching the topic may get a message
+// handed on from another member after later ones.
+func TestSharedNotOrdered(t *testing.T) {
+	swapped := func(filter string) *hb {
+		b := newHB().subscribed("g1", filter, 1).connect("p1", false, false).accepted("p1", "m1", 1).accepted("p1", "m2", 1)
+		return b.delivered("g1", "m2", 1).delivered("g1", "m1", 1)
+	}
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "member of a matching group", h: swapped("$share/g/t/#")},
+		{name: "member of a group of another filter", h: swapped("$share/g/u/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
+		{name: "ordinary subscriber", h: swapped("t/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
+	})
+}
+
+// TestHandedOnNotUnsubscribe: a member that joined its group after a
+// message was routed may get it handed on from a member whose session
+// ended; a client outside any matching group may not.
+func TestHandedOnNotUnsubscribe(t *testing.T) {
+	late := func(filter string) *rb {
+		return newRB().conn("g1", false).subID("g1", 1, "$share/g/t/#", 0).conn("g2", false).conn("p1", false).
+			pub("m1", "t/a", 1, false, 0).subID("g2", 1, filter, 0).fwd("g2", "m1", "t/a", 1, false, 0)
+	}
+	runRB(t, Unsubscribe, []rbCase{
+		{"joined the group after the routing", late("$share/g/t/#"), false, ""},
+		{"joined another group", late("$share/g/u/#"), true, "[MQTT-3.10.4-2]"},
+	})
+}
