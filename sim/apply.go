@@ -97,7 +97,7 @@ func (w *World) applyClient(n *node, op Op) {
 	case OpSubscribe:
 		id := n.app.command(cmdInfo{kind: cmdSubscribe, tid: w.strs.id(op.Topic), qos: op.QoS})
 		w.step(n, engine.Subscribe{Cmd: id, Subs: []packet.Subscription{{Filter: op.Topic, QoS: packet.QoS(op.QoS),
-			NoLocal: op.Flags&FlagNoLocal != 0, RetainAsPublished: op.Flags&FlagRAP != 0, RetainHandling: op.RH}}})
+			NoLocal: op.Flags&FlagNoLocal != 0, RetainAsPublished: op.Flags&FlagRAP != 0, RetainHandling: op.RH}}, SubscriptionID: op.SubID})
 	case OpUnsubscribe:
 		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, tid: w.strs.id(op.Topic)})
 		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})

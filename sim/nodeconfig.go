@@ -15,8 +15,8 @@ import (
 // the scenario's keep-alive, the engine's windows and sizes, no will).
 //
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
-// clean rm=N window=N ka=N maxsize=N will=TOPIC:QOS:RETAIN:DELAY queue=N
-// (broker only).
+// clean rm=N window=N ka=N maxsize=N will=TOPIC:QOS:RETAIN:DELAY, and for
+// the broker only queue=N shared subids.
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -36,6 +36,10 @@ type NodeConfig struct {
 	// (BrokerConfig.MaxQueued); 0: default. The wrap dimension raises it:
 	// the model does not judge drops at a full queue.
 	Queue uint32
+	// Shared and SubIDs turn on the broker's v5 shared subscriptions
+	// (BrokerConfig.SharedSubscriptions) and Subscription Identifiers
+	// (BrokerConfig.SubscriptionIDs), off by default.
+	Shared, SubIDs bool
 }
 
 // WillConfig is a client's will: the sim names each connection's will
@@ -82,6 +86,12 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	num("ka", uint64(c.KeepAlive))
 	num("maxsize", uint64(c.MaxSize))
 	num("queue", uint64(c.Queue))
+	if c.Shared {
+		b = append(b, " shared"...)
+	}
+	if c.SubIDs {
+		b = append(b, " subids"...)
+	}
 	if w := c.Will; w != nil {
 		b = append(b, " will="...)
 		b = append(b, w.Topic...)
@@ -99,11 +109,17 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 func (c *NodeConfig) parseArg(a string) error {
 	key, val, hasVal := strings.Cut(a, "=")
 	if !hasVal {
-		if key == "clean" {
+		switch key {
+		case "clean":
 			c.Clean = true
-			return nil
+		case "shared":
+			c.Shared = true
+		case "subids":
+			c.SubIDs = true
+		default:
+			return fmt.Errorf("node does not take argument %q (flags: clean, shared, subids)", a)
 		}
-		return fmt.Errorf("node does not take argument %q", a)
+		return nil
 	}
 	num := func(bits int) (uint64, error) {
 		n, err := strconv.ParseUint(val, 10, bits)
@@ -142,7 +158,7 @@ func (c *NodeConfig) parseArg(a string) error {
 		n, err = num(31)
 		c.Queue = uint32(n)
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, will, queue)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, will, queue, shared, subids)", a)
 	}
 	return err
 }
@@ -202,4 +218,6 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	if c.Queue != 0 {
 		cfg.MaxQueued = int(c.Queue)
 	}
+	cfg.SharedSubscriptions = cfg.SharedSubscriptions || c.Shared
+	cfg.SubscriptionIDs = cfg.SubscriptionIDs || c.SubIDs
 }

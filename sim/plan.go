@@ -81,6 +81,8 @@ type Op struct {
 	// Message Expiry Interval (whole seconds; 0: none).
 	D   engine.Duration
 	Cfg *NodeConfig // node: what it declares
+	// SubID is a subscribe's v5 Subscription Identifier (0: none).
+	SubID uint32
 }
 
 // OpFlags are an op's boolean options.
@@ -183,6 +185,10 @@ func (o Op) appendText(b []byte) []byte {
 		if o.RH != 0 {
 			b = append(b, " rh="...)
 			b = strconv.AppendInt(b, int64(o.RH), 10)
+		}
+		if o.SubID != 0 {
+			b = append(b, " subid="...)
+			b = strconv.AppendUint(b, uint64(o.SubID), 10)
 		}
 	case OpUnsubscribe:
 		b = append(b, " filter="...)
@@ -461,6 +467,8 @@ func (o *Op) parseArgs(args []string) error {
 				err = fmt.Errorf("rh %d is not 0, 1 or 2", n)
 			}
 			o.RH = uint8(n)
+		case key == "subid" && o.Kind == OpSubscribe:
+			o.SubID, err = parseSubID(val)
 		case key == "expiry" && o.Kind == OpPublish:
 			o.D, err = ParseDuration(val)
 			if err == nil && (o.D%engine.Second != 0 || o.D/engine.Second > 0xFFFFFFFF) {
@@ -497,6 +505,16 @@ func (o *Op) parseArgs(args []string) error {
 	return nil
 }
 
+// parseSubID reads a Subscription Identifier: 1 to 268,435,455
+// (§3.8.2.1.2).
+func parseSubID(val string) (uint32, error) {
+	n, err := strconv.ParseUint(val, 10, 32)
+	if err != nil || n == 0 || n > 268435455 {
+		return 0, fmt.Errorf("subid %q is not a number in 1..268435455", val)
+	}
+	return uint32(n), nil
+}
+
 // flagOf returns the flag word a names for o's kind, or 0.
 func (o *Op) flagOf(a string) OpFlags {
 	for _, w := range flagWords {
@@ -523,10 +541,13 @@ func (o *Op) validate() error {
 		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
-			return fmt.Errorf("node broker takes only rm, window, maxsize and queue")
+			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, shared and subids")
 		}
 		if o.Node != BrokerName && o.Cfg.Queue != 0 {
 			return fmt.Errorf("node %s: queue is the broker's", o.Node)
+		}
+		if o.Node != BrokerName && (o.Cfg.Shared || o.Cfg.SubIDs) {
+			return fmt.Errorf("node %s: shared and subids are the broker's", o.Node)
 		}
 	}
 	return nil

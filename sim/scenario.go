@@ -56,7 +56,7 @@ func Generate(cfg Config) (Plan, error) {
 	}
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
-	g := &planGen{r: plan, prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
+	g := &planGen{r: plan, feat: cfg.featureStream(plan), prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
 		clients: scen.Clients, subs: scen.subscribers()}
 	g.ops = make([]Op, 0, scen.opsHint)
 	scen.gen(g)
@@ -97,6 +97,7 @@ func ConfigOf(h Header) (Config, error) {
 // workload steps and their repairs scheduled a few steps later.
 type planGen struct {
 	r    *Rand
+	feat *Rand // the swarm's later dimensions (Config.featureStream)
 	prof Profile
 	scen Scenario
 	wl   Workload

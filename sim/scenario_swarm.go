@@ -16,6 +16,13 @@ const SwarmScenario = "swarm"
 var (
 	swarmTopics    = []string{"t/a", "t/b", "t/c/x", "t/c/y", "u/a"}
 	swarmWildcards = []string{"t/#", "t/+", "t/c/+", "+/a", "#", "t/c/#"}
+	// swarmGroupFilters are the filters of the first shared subscription;
+	// the second one's, u/a, overlaps none of them (the model counts the
+	// copies of the groups of one member as duplicates).
+	swarmGroupFilters = []string{"t/#", "t/+", "t/a", "t/c/+"}
+	// swarmIDFilters are the extra overlapping filters of the subids
+	// dimension.
+	swarmIDFilters = []string{"t/#", "#", "t/+"}
 )
 
 // swarmGen is the state of one swarm plan's generation: the drawn
@@ -25,11 +32,14 @@ type swarmGen struct {
 	// The on/off dimensions, drawn once per seed.
 	wildcards, overlap, downgrade, unsub, subOpts, retained, clear, wills,
 	disconnects, msgExpiry, windows, keepAlive, payload, wrap bool
-	pubs, subs []*swarmClient
-	idle       []*swarmClient
-	msgCount   int
-	away       []swarmAway // disconnected clients and the step they return
-	subEvents  []swarmSubEvent
+	// The later dimensions (drawn from planGen.feat, see swarm_shared.go).
+	shared, subIDs bool
+	pubs, subs     []*swarmClient
+	members        []*swarmClient // the shared subscriptions' members
+	idle           []*swarmClient
+	msgCount       int
+	away           []swarmAway // disconnected clients and the step they return
+	subEvents      []swarmSubEvent
 }
 
 // swarmClient is one active client of a swarm plan.
@@ -39,12 +49,16 @@ type swarmClient struct {
 	version uint8
 	sent    int // messages published so far
 	away    bool
+	lastID  uint32 // the last Subscription Identifier it used
+	groups  []Op   // a member's subscriptions to its groups
 }
 
-// swarmAway is a disconnected client and the message step it reconnects at.
+// swarmAway is a disconnected client and the message step it reconnects
+// at, with a clean start when clean.
 type swarmAway struct {
-	c    *swarmClient
-	step int
+	c     *swarmClient
+	step  int
+	clean bool
 }
 
 // swarmSubEvent is a subscription change due at a message step.
@@ -114,6 +128,7 @@ func (s *swarmGen) drawDims() {
 		v := uint8(s.wl.value(dimVersion, func() int { return 4 + b2i(r.Chance(2, 3)) }))
 		s.idle = append(s.idle, &swarmClient{name: "i" + strconv.Itoa(i+1), version: v, cfg: &NodeConfig{Version: v}})
 	}
+	s.drawLater()
 }
 
 // client draws one active client's config.
@@ -169,15 +184,25 @@ func (s *swarmGen) client(name string, sub bool) *swarmClient {
 // then silent) come after the active ones.
 func (s *swarmGen) declare() {
 	r := s.r
+	var bc *NodeConfig
 	switch {
 	case s.windows:
-		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{ReceiveMax: uint16(1 + r.IntN(4)), Window: uint16(1 + r.IntN(4))}})
+		bc = &NodeConfig{ReceiveMax: uint16(1 + r.IntN(4)), Window: uint16(1 + r.IntN(4))}
 	case s.wrap:
 		// A subscriber offline for a while must not meet a full queue:
 		// the model does not judge what the broker drops then.
-		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: &NodeConfig{Queue: 2 * wrapCount}})
+		bc = &NodeConfig{Queue: 2 * wrapCount}
 	}
-	all := append(s.all(), s.idle...)
+	if s.shared || s.subIDs {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.Shared, bc.SubIDs = s.shared, s.subIDs
+	}
+	if bc != nil {
+		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})
+	}
+	all := append(append(s.all(), s.members...), s.idle...)
 	for _, c := range all {
 		s.add(Op{Kind: OpNode, Node: c.name, Cfg: c.cfg})
 	}
@@ -213,6 +238,7 @@ func (s *swarmGen) subOp(c *swarmClient, f string) Op {
 		}
 		op.RH = uint8(r.IntN(3))
 	}
+	s.withSubID(c, &op)
 	return op
 }
 
@@ -238,6 +264,7 @@ func (s *swarmGen) subscribeAll() {
 		if s.overlap && !slices.Contains(filters, "t/#") {
 			filters = append(filters, "t/#") // overlaps every t/ filter drawn
 		}
+		filters = s.idFilter(c, filters)
 		if s.wills {
 			filters = append(filters, "w/#")
 		}
@@ -267,6 +294,7 @@ func (s *swarmGen) subscribeAll() {
 			}
 		}
 	}
+	s.joinGroups()
 	s.subEventsDue(0)
 }
 
@@ -300,6 +328,7 @@ func (s *swarmGen) publishAll() {
 		if s.disconnects && r.Chance(1, 25) {
 			s.disconnect(i)
 		}
+		s.memberLeaves(i)
 		if s.keepAlive && r.Chance(1, 40) {
 			s.advance(r.Between(2*engine.Second, 8*engine.Second)) // idle longer than a keep-alive
 		}
@@ -359,7 +388,10 @@ func (s *swarmGen) returnDue(step int) {
 	for _, a := range s.away {
 		if a.step <= step {
 			a.c.away = false
-			s.add(Op{Kind: OpConnect, Node: a.c.name, Clean: a.c.cfg.Clean})
+			s.add(Op{Kind: OpConnect, Node: a.c.name, Clean: a.c.cfg.Clean || a.clean})
+			if a.clean {
+				s.rejoin(a.c)
+			}
 		} else {
 			keep = append(keep, a)
 		}

@@ -261,6 +261,9 @@ func simpler(op Op) []Op {
 		if op.RH != 0 {
 			with(func(o *Op) { o.RH = 0 })
 		}
+		if op.SubID != 0 {
+			with(func(o *Op) { o.SubID = 0 })
+		}
 		if op.Kind == OpPublish && op.D != 0 {
 			with(func(o *Op) { o.D = 0 })
 		}

@@ -20,6 +20,10 @@ const (
 	streamProfile uint64 = 0x9e3779b97f4a7c15
 	streamPlan    uint64 = 0xbf58476d1ce4e5b9
 	streamRun     uint64 = 0x94d049bb133111eb
+	// streamFeatures feeds the swarm workload's later dimensions (shared
+	// subscriptions, Subscription Identifiers): a seed that draws them
+	// off keeps the plan it had before they existed.
+	streamFeatures uint64 = 0xd6e8feb86659fd93
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

@@ -49,6 +49,8 @@ const (
 	dimKeepAlive              // short keep-alives and idle gaps longer than them
 	dimPayload                // payload sizes up to above the Maximum Packet Size
 	dimWrap                   // a long run that wraps the 16-bit packet ids
+	dimShared                 // a group of v5 subscribers on $share/ filters
+	dimSubIDs                 // v5 subscriptions with Subscription Identifiers
 	numDims
 )
 
@@ -84,6 +86,8 @@ var dimSpecs = [numDims]dimSpec{
 	dimKeepAlive:   {key: "keepalive", names: onOff, doc: "keep-alives of 1-3 s and idle gaps of 2-8 s"},
 	dimPayload:     {key: "payload", names: onOff, doc: "payloads padded to 0-4000 bytes, v5 subscribers with a Maximum Packet Size of 256-2048"},
 	dimWrap:        {key: "wrap", names: onOff, doc: "one publisher sends 65,600 QoS 1 messages, wrapping its packet ids (draw: one seed in 10,000; windows then stay default and the broker queues up to 131,200 per session)"},
+	dimShared:      {key: "shared", names: onOff, doc: "2-3 persistent v5 members g1..gN of a shared subscription $share/g/F (sometimes a second group $share/h/u/a), leaving and ending their sessions with clean starts; the broker's shared subscriptions on (draw: one seed in 4)"},
+	dimSubIDs:      {key: "subids", names: onOff, doc: "v5 subscriptions carry Subscription Identifiers (a new one on each resubscribe), with an extra overlapping filter; the broker's identifiers on (draw: one seed in 4)"},
 }
 
 // WorkloadDim describes one workload dimension for usage texts.

@@ -136,6 +136,15 @@ func (c Config) profile() Profile {
 	return p
 }
 
+// featureStream returns the draw stream of the swarm workload's later
+// dimensions (streamFeatures); with a Source override, the Source.
+func (c Config) featureStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamFeatures)
+}
+
 // streams returns the three draw streams of a config: profile, plan and run.
 // With a Source override the three share it, in that order.
 func (c Config) streams() (profile, plan, run *Rand) {
