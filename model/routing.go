@@ -63,7 +63,10 @@ type routeClient struct {
 	connAt    int64  // ... and its time
 	judgedBy  bool   // subscribed at some point (listed in routeState.judged)
 	hasIDs    bool   // some SUBSCRIBE of it carried a Subscription Identifier
-	retired   []retiredID
+	// cleanPending: the broker received a Clean Start CONNECT of it and has
+	// not answered yet; a crash then leaves its session in doubt.
+	cleanPending bool
+	retired      []retiredID
 }
 
 // routeReq is a SUBSCRIBE or UNSUBSCRIBE awaiting its ack, and whether its
@@ -207,7 +210,7 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 		s.willDisconnect(c, e)
 	case CONNECT:
 		s.willConnect(i, c, e)
-		s.clients[c].maxSize = p.MaxSize
+		s.clients[c].maxSize, s.clients[c].cleanPending = p.MaxSize, p.Clean
 		if p.Will && p.Retain {
 			// The broker may store this will as the topic's retained message
 			// whenever it publishes it: the topic is not judged from here on.
@@ -280,7 +283,7 @@ func (s *routeState) brokerSent(i int, e *Event) {
 			}
 		}
 		r := &s.clients[c]
-		r.connected, r.connStep, r.connAt = p.Reason < 0x80, int32(i), e.Time
+		r.connected, r.connStep, r.connAt, r.cleanPending = p.Reason < 0x80, int32(i), e.Time, false
 	case PUBACK, PUBREC:
 		if r, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
 			delete(s.unacked, uint64(c)<<16|uint64(p.ID))
@@ -540,6 +543,14 @@ func (s *routeState) crash(node int32) {
 		r.connected = false
 		for j := range r.copies {
 			r.copies[j].fresh = 0 // routed before the crash: maybe never stored
+		}
+		if r.cleanPending {
+			// The crash came between a clean start and its CONNACK: the
+			// broker may have discarded the session, or part of it.
+			for _, sub := range r.subs {
+				sub.maybe = true
+			}
+			r.cleanPending = false
 		}
 	}
 }

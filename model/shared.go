@@ -43,6 +43,10 @@ func CheckShared(h *History) []Violation { return checkShared(newIndex(h)) }
 type sharedGroup struct {
 	key, inner string
 	members    []*sub
+	// joined lists every node that asked for the group's subscription
+	// (its SUBSCRIBE as the broker received it, or its Subscribed event):
+	// a delivery to any of them counts, though only members owe one.
+	joined []int32
 }
 
 func checkShared(x *index) []Violation {
@@ -55,6 +59,7 @@ func checkShared(x *index) []Violation {
 		releasePairs(x, &scan.firstSent)
 		return nil
 	}
+	joinGroups(x, groups)
 	delivered := newPairs[int32](x) // node, msg -> deliveries
 	for i, k := range x.kinds {
 		if k.kind == Delivered {
@@ -121,6 +126,30 @@ func sharedGroups(scan *subScan) []*sharedGroup {
 	return out
 }
 
+// joinGroups fills each group's joined nodes: a session whose persistence
+// the history does not show (its SUBACK lost, no Subscribed event) is no
+// member NoLoss counts, yet the broker delivers to it.
+func joinGroups(x *index, groups []*sharedGroup) {
+	for i, k := range x.kinds {
+		e := &x.h.Events[i]
+		var node int32
+		var filter string
+		switch {
+		case k.kind == Subscribed:
+			node, filter = x.ev[i].node, e.Filter
+		case k.kind == Received && e.Packet.Type == SUBSCRIBE && x.ev[i].node == brokerID:
+			node, filter = x.peerOf(i), e.Packet.Filter
+		default:
+			continue
+		}
+		for _, g := range groups {
+			if g.key == filter && !slices.Contains(g.joined, node) {
+				g.joined = append(g.joined, node)
+			}
+		}
+	}
+}
+
 // owes reports whether a member's subscription counts for m (as NoLoss
 // counts one).
 func (g *sharedGroup) owes(m *accepted, firstSent *pairs[int32]) bool {
@@ -149,6 +178,11 @@ func (g *sharedGroup) deliveredTo(m *accepted, delivered *pairs[int32]) []int32 
 	for _, s := range g.members {
 		if delivered.get(s.node, m.msg) > 0 && !slices.Contains(got, s.node) {
 			got = append(got, s.node)
+		}
+	}
+	for _, n := range g.joined {
+		if delivered.get(n, m.msg) > 0 && !slices.Contains(got, n) {
+			got = append(got, n)
 		}
 	}
 	return got

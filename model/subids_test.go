@@ -100,3 +100,35 @@ func TestHandedOnNotUnsubscribe(t *testing.T) {
 		{"joined another group", late("$share/g/u/#"), true, "[MQTT-3.10.4-2]"},
 	})
 }
+
+// TestSharedDeliveryToUnrecordedMember: a member whose SUBACK was lost has
+// no Subscribed event, so its session's persistence is unknown and NoLoss
+// does not count it; a message the broker gave it still reached the group.
+func TestSharedDeliveryToUnrecordedMember(t *testing.T) {
+	lostAck := func() *hb {
+		b := newHB().shareSub("s1", "$share/g/t/#", 1, 1).connect("s2", false, false)
+		b.xfer("s2", BrokerNode, subReq(1, "$share/g/t/#", 1)).sent(BrokerNode, "s2", Packet{Type: SUBACK, ID: 1, Reason: 1})
+		b.connect("p1", false, false).accepted("p1", "m1", 1)
+		return b.xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+	}
+	runInvariantCases(t, SharedDelivery, []invariantCase{
+		{name: "delivered to it", h: lostAck().delivered("s2", "m1", 1).liveness()},
+		{name: "delivered to no one", h: lostAck().liveness(), violate: true, reason: "delivered to no member"},
+	})
+}
+
+// TestCleanStartCrashDoubt: a broker that crashed between a clean start's
+// CONNECT and its CONNACK may have discarded the session (or part of it):
+// its subscriptions are in doubt, their identifiers need not be sent.
+func TestCleanStartCrashDoubt(t *testing.T) {
+	crashed := func(clean bool) *rb {
+		b := withIDs()
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: clean})
+		b.add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode})
+		return b.conn("s1", true).pub("m1", "t/a", 1, false, 0).fwdIDs("s1", "m1", "t/a")
+	}
+	runRB(t, SubscriptionIDs, []rbCase{
+		{"clean start, crash before CONNACK", crashed(true), false, ""},
+		{"no clean start", crashed(false), true, "lacks [7 9]"},
+	})
+}

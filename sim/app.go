@@ -48,8 +48,11 @@ type clientApp struct {
 	clean     bool   // the last Connect asked for Clean Start
 	connected bool   // CONNACK accepted on the current connection
 	// hasSession mirrors whether the client engine holds a session: set by
-	// an accepted CONNACK, cleared by a clean start, and after a reboot
-	// true exactly when the engine's "session" record survived.
+	// an accepted CONNACK, cleared when the engine sends a CONNECT with
+	// Clean Start (it discards the session just before: a clean start whose
+	// connection never opens keeps the session for the next Connect), and
+	// after a reboot true
+	// exactly when the engine's "session" record survived.
 	hasSession bool
 }
 
@@ -110,9 +113,6 @@ func (w *World) connect(n *node, clean bool) {
 	}
 	clean = clean || (n.cfg != nil && n.cfg.Clean)
 	n.app.clean = clean
-	if clean {
-		n.app.hasSession = false
-	}
 	id := n.app.command(cmdInfo{kind: cmdConnect, clean: clean})
 	w.step(n, engine.Connect{Cmd: id, CleanStart: clean, Will: w.will(n)})
 }

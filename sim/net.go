@@ -293,6 +293,9 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	if ca, ok := wp.(*packet.Connack); ok {
 		c.rm = receiveMax(ca)
 	}
+	if cp, ok := wp.(*packet.Connect); ok && cp.CleanStart {
+		n.app.hasSession = false // the engine discarded its session before this CONNECT [MQTT-3.1.2-4]
+	}
 	peer := w.nodeOf(c, peerOf(side))
 	w.log.add(hrec{kind: model.Sent, time: int64(w.sched.now), node: n.nameID, peer: peer.nameID, pkt: pkt,
 		receiveMax: connectReceiveMax(wp)})

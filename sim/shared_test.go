@@ -83,11 +83,10 @@ func TestSharedSubIDsCanariesSwarm(t *testing.T) {
 // exercise them: members get messages and copies carry several identifiers.
 func TestSharedSubIDsFixedClean(t *testing.T) {
 	const seeds = 150
-	on, err := ParseWorkload("shared=on,subids=on")
+	wl, err := ParseWorkload(DefaultWorkload().String() + ",shared=on,subids=on")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := DefaultWorkload().Merge(on)
 	rules := model.SetOf(model.SharedDelivery, model.SubscriptionIDs, model.Order, model.Unsubscribe)
 	p, err := engine.PresetByName("fixed")
 	if err != nil {
