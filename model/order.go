@@ -31,9 +31,10 @@ type orderMark struct {
 // reported at A's late first delivery. Deliveries at QoS 0 are not ordered,
 // and neither are messages with no id (an empty payload clearing a retained
 // message [MQTT-3.3.1-6]): their copies cannot be told apart, so they take
-// no place in a publisher's order; nor are those of a subscriber holding a shared subscription that matches
-// the topic: only non-shared subscriptions are ordered [MQTT-4.6.0-6], and
-// a member's session that ends hands its messages on to another member.
+// no place in a publisher's order; nor are those of a subscriber holding a
+// shared subscription that matches the topic: only non-shared
+// subscriptions are ordered [MQTT-4.6.0-6], and a member's session that
+// ends hands its messages on to another member.
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
