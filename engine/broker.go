@@ -96,6 +96,11 @@ type Broker struct {
 	assigned  uint64            // last assigned client id number
 	restored  bool              // restored sessions still need their expiry checked
 	pendingIn []brokerPendingIn // restored inbound QoS 2 fanouts to finish
+	// orphans are the keys of restored records whose session record is
+	// gone (a crash kept part of a session's deletion batch): deleted at
+	// the first Step, before anything can make a new session of that id
+	// that a later restart would give them to.
+	orphans []string
 
 	store brokerStore   // pending durable changes
 	pkts  brokerPackets // packet structs for Send.Packet

@@ -427,7 +427,7 @@ func (b *Broker) restore(records []Record) error {
 			s.ids.SetLast(s.inflight[n-1].id)
 		}
 	}
-	b.restored = len(b.sessions) > 0 // pendingIn belong to sessions
+	b.restored = len(b.sessions) > 0 || len(b.orphans) > 0 // pendingIn belong to sessions
 	return nil
 }
 
@@ -492,7 +492,8 @@ func (b *Broker) restoreSub(r Record) error {
 	b.seen(seq)
 	s := b.sessions[id]
 	if s == nil {
-		return nil // its session record was lost: the subscription went with it
+		b.orphans = append(b.orphans, r.Key) // its session record was lost: the subscription went with it
+		return nil
 	}
 	s.setSub(filter, o)
 	if sharedSub(s, filter) {
@@ -525,6 +526,7 @@ func (b *Broker) restoreOut(r Record) error {
 	b.seen(m.seq)
 	s := b.sessions[id]
 	if s == nil {
+		b.orphans = append(b.orphans, r.Key)
 		return nil
 	}
 	m.key = r.Key
@@ -556,11 +558,14 @@ func (b *Broker) restoreInbound(r Record) error {
 		return corrupt(r.Key, "inbound id does not match its key")
 	}
 	b.seen(seq)
-	if s := b.sessions[id]; s != nil {
-		s.inbound.put(pid, 0) // no connection owes it
-		if p != nil {
-			b.pendingIn = append(b.pendingIn, *p)
-		}
+	s := b.sessions[id]
+	if s == nil {
+		b.orphans = append(b.orphans, r.Key)
+		return nil
+	}
+	s.inbound.put(pid, 0) // no connection owes it
+	if p != nil {
+		b.pendingIn = append(b.pendingIn, *p)
 	}
 	return nil
 }

@@ -43,6 +43,8 @@ import (
 //	restart                     NewBroker from the synced records
 //	stats key=value ...         compare BrokerStats fields
 //	records PREFIX N            N synced records have keys starting with PREFIX
+//	drop PREFIX                 forget the synced records whose keys start with PREFIX
+//	                            (a crash that kept only part of a batch of deletions)
 //
 // Rendered actions: "C <- PACKET" (a PUBLISH's Topic Alias as alias=N, an
 // empty Topic Name as ""), "close C" ("close C !" with an error),
@@ -393,6 +395,13 @@ func (w *bsWorld) exec(line string) error {
 		return err
 	case "stats":
 		return w.checkStats(args)
+	case "drop": // a crash that kept part of a deletion batch: these records went
+		for _, k := range sortedKeys(w.synced) {
+			if strings.HasPrefix(k, args[0]) {
+				delete(w.synced, k)
+			}
+		}
+		return nil
 	case "records":
 		n := 0
 		for k := range w.synced {

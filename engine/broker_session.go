@@ -292,9 +292,28 @@ func (b *Broker) expireIfDue(s *brokerSession) {
 	b.endSession(s) // [MQTT-4.1.0-2]
 }
 
+// deleteOrphans deletes the restored records that belong to no session,
+// synced before anything else the Step does: left on disk, they would join
+// the next session of their client id at a later restart, which must start
+// empty [MQTT-3.2.2-3] (a crash that kept part of a session's deletion
+// batch leaves such records).
+func (b *Broker) deleteOrphans() {
+	if len(b.orphans) == 0 {
+		return
+	}
+	for _, k := range b.orphans {
+		b.store.del(k)
+	}
+	b.orphans = nil
+	if b.pol.Persistence == PersistEveryChange {
+		b.store.flush(b)
+	}
+}
+
 // resumeRestored runs at the first Step after a restart: sessions that were
 // online when saved count their expiry from now; due sessions end.
 func (b *Broker) resumeRestored() {
+	b.deleteOrphans()
 	for _, p := range b.pendingIn {
 		b.redoInbound(p)
 	}
