@@ -420,6 +420,7 @@ func (b *Broker) restore(records []Record) error {
 			}
 		}
 	}
+	b.dedupeShared()
 	for _, s := range b.sessions {
 		slices.SortFunc(s.inflight, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })
 		slices.SortFunc(s.queue, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })

@@ -211,3 +211,74 @@ func (b *Broker) shareKeyOf(m *brokerOut) string {
 func sharedSub(s *brokerSession, f string) bool {
 	return s.version == packet.V5 && isShared(f)
 }
+
+// sharedCopy names a QoS 2 message's copy for a group: the inbound record
+// it came from (brokerMsg.originSeq) and the group.
+type sharedCopy struct {
+	origin uint64
+	share  uint32
+}
+
+// dedupeShared drops, at restart, the group copies an interrupted session
+// end left twice. endSession hands a session's queued group copies on to
+// other members and then deletes its own records (its subscriptions among
+// them): a crash in between keeps both copies, and the client, reconnecting
+// without a clean start, would get the one while another member gets the
+// other, so a QoS 2 message would reach the group twice [MQTT-4.3.3-10]
+// [MQTT-4.8.2-5]. Of the copies of one message for one group, a queued one
+// goes when another is in flight or was queued before it; one in flight
+// may have been sent and stays. Copies are known by the QoS 2 inbound
+// record they came from (every-change persistence); the others are at
+// least once anyway.
+func (b *Broker) dedupeShared() {
+	if len(b.groupKeys) == 0 {
+		return
+	}
+	first := map[sharedCopy]uint64{} // the earliest copy's seq; 0: one is in flight
+	ids := sortedKeys(b.sessions)
+	for _, id := range ids {
+		s := b.sessions[id]
+		for _, m := range s.inflight {
+			if k, ok := b.copyKey(&m); ok {
+				first[k] = 0
+			}
+		}
+		for _, m := range s.queue {
+			if k, ok := b.copyKey(&m); ok {
+				if f, seen := first[k]; !seen || (f != 0 && m.seq < f) {
+					first[k] = m.seq
+				}
+			}
+		}
+	}
+	for _, id := range ids {
+		b.dropDuplicates(b.sessions[id], first)
+	}
+}
+
+// dropDuplicates removes the queued group copies of s that are not the
+// first of their message (dedupeShared), with their records.
+func (b *Broker) dropDuplicates(s *brokerSession, first map[sharedCopy]uint64) {
+	dup := func(m brokerOut) bool {
+		k, ok := b.copyKey(&m)
+		return ok && first[k] != m.seq
+	}
+	if !slices.ContainsFunc(s.queue, dup) {
+		return
+	}
+	queue := s.queue
+	s.queue, s.queueBase = nil, nil
+	for _, m := range queue {
+		if dup(m) {
+			b.store.del(m.key)
+			continue
+		}
+		s.pushQueue(m)
+	}
+}
+
+// copyKey returns the sharedCopy of a session's copy, if it is a group's
+// copy of a QoS 2 message with an inbound record.
+func (b *Broker) copyKey(m *brokerOut) (sharedCopy, bool) {
+	return sharedCopy{origin: m.msg.originSeq, share: m.share}, m.share != 0 && m.msg.originSeq != 0
+}
