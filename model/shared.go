@@ -47,6 +47,9 @@ type sharedGroup struct {
 	// (its SUBSCRIBE as the broker received it, or its Subscribed event):
 	// a delivery to any of them counts, though only members owe one.
 	joined []int32
+	// cleans are the steps of the Clean Start CONNECTs the broker received
+	// from each joined node.
+	cleans map[int32][]int
 }
 
 func checkShared(x *index) []Violation {
@@ -135,6 +138,14 @@ func joinGroups(x *index, groups []*sharedGroup) {
 		var node int32
 		var filter string
 		switch {
+		case k.kind == Received && e.Packet.Type == CONNECT && e.Packet.Clean && x.ev[i].node == brokerID:
+			for _, g := range groups {
+				if g.cleans == nil {
+					g.cleans = map[int32][]int{}
+				}
+				g.cleans[x.peerOf(i)] = append(g.cleans[x.peerOf(i)], i)
+			}
+			continue
 		case k.kind == Subscribed:
 			node, filter = x.ev[i].node, e.Filter
 		case k.kind == Received && e.Packet.Type == SUBSCRIBE && x.ev[i].node == brokerID:
@@ -162,11 +173,22 @@ func (g *sharedGroup) owes(m *accepted, firstSent *pairs[int32]) bool {
 }
 
 // sentThenCleaned reports whether the broker sent m to a member whose
-// session a clean start then ended.
+// session a clean start then ended: a Clean Start CONNECT the broker
+// received after the first send (the subscription's recorded end may be an
+// earlier clean start a broker crash interrupted).
 func (g *sharedGroup) sentThenCleaned(m *accepted, firstSent *pairs[int32]) bool {
 	for _, s := range g.members {
-		if at := firstSent.get(s.node, m.msg); at != 0 && s.how == endClean && int(at-1) < s.end {
+		at := int(firstSent.get(s.node, m.msg)) - 1
+		if at < 0 {
+			continue
+		}
+		if s.how == endClean && at < s.end {
 			return true
+		}
+		for _, c := range g.cleans[s.node] {
+			if c > at {
+				return true
+			}
 		}
 	}
 	return false

@@ -132,3 +132,22 @@ func TestCleanStartCrashDoubt(t *testing.T) {
 		{"no clean start", crashed(false), true, "lacks [7 9]"},
 	})
 }
+
+// TestSharedSentThenCleanedAfterCrash: a clean start the broker's crash
+// interrupted ends nothing for sure; a QoS 2 message sent to the member
+// afterwards and ended by its next clean start may go to no one
+// [MQTT-4.8.2-5].
+func TestSharedSentThenCleanedAfterCrash(t *testing.T) {
+	sentAfter := func(cleanAgain bool) *hb {
+		b := group(2, 2).xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true}).crash(BrokerNode, CrashBetweenSteps)
+		b.xfer(BrokerNode, "s1", publish(3, 2, false, "m1"))
+		if cleanAgain {
+			b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true})
+		}
+		return b.liveness()
+	}
+	runInvariantCases(t, SharedDelivery, []invariantCase{
+		{name: "ended by the next clean start", h: sentAfter(true)},
+		{name: "never ended", h: sentAfter(false), violate: true, reason: "delivered to no member"},
+	})
+}
