@@ -112,7 +112,7 @@ func benchSwarmSeeds(b *testing.B, skipCheck bool) {
 // sessions, one subscription each), every other dimension off.
 func scaleWorkload(n int) Workload {
 	w, err := ParseWorkload(fmt.Sprintf("pubs=1,subs=1,idle=%d,msgs=20,version=5,session=persistent,wildcards=off,overlap=off,downgrade=off,"+
-		"unsub=off,suboptions=off,retained=off,clear=off,wills=off,disconnects=off,msgexpiry=off,windows=off,keepalive=off,payload=off,wrap=off", n-2))
+		"unsub=off,suboptions=off,retained=off,clear=off,wills=off,disconnects=off,msgexpiry=off,windows=off,keepalive=off,payload=off,wrap=off,shared=off,subids=off", n-2))
 	if err != nil {
 		panic(err)
 	}
