@@ -50,6 +50,7 @@ type sharedGroup struct {
 	// cleans are the steps of the Clean Start CONNECTs the broker received
 	// from each joined node.
 	cleans map[int32][]int
+	qos0   bool // a node asked for the group's subscription at QoS 0
 }
 
 func checkShared(x *index) []Violation {
@@ -82,6 +83,14 @@ func checkShared(x *index) []Violation {
 			}
 			got := g.deliveredTo(&m, &delivered)
 			switch {
+			case len(got) == 0 && g.qos0:
+				// The broker may choose a member holding the group's
+				// subscription at QoS 0: its copy goes at QoS 0, at most
+				// once (§4.3.1, [MQTT-3.8.4-8]), and may be lost.
+			case len(got) == 0 && m.qos == 2 && g.cleanedUnsent(&m, &scan.firstSent):
+				// The broker may have queued it for a joined session it
+				// never sent it to, which a clean start then ended
+				// [MQTT-4.8.2-5]: its choice shows in no packet.
 			case len(got) == 0 && m.qos == 2 && g.sentThenCleaned(&m, &scan.firstSent):
 				// [MQTT-4.8.2-5]: a QoS 2 message sent to a member whose
 				// session then ended goes to no other member.
@@ -129,7 +138,7 @@ func sharedGroups(scan *subScan) []*sharedGroup {
 	return out
 }
 
-// joinGroups fills each group's joined nodes: a session whose persistence
+// joinGroups fills each group's joined nodes (and qos0): a session whose persistence
 // the history does not show (its SUBACK lost, no Subscribed event) is no
 // member NoLoss counts, yet the broker delivers to it.
 func joinGroups(x *index, groups []*sharedGroup) {
@@ -137,6 +146,7 @@ func joinGroups(x *index, groups []*sharedGroup) {
 		e := &x.h.Events[i]
 		var node int32
 		var filter string
+		var qos uint8
 		switch {
 		case k.kind == Received && e.Packet.Type == CONNECT && e.Packet.Clean && x.ev[i].node == brokerID:
 			for _, g := range groups {
@@ -147,14 +157,18 @@ func joinGroups(x *index, groups []*sharedGroup) {
 			}
 			continue
 		case k.kind == Subscribed:
-			node, filter = x.ev[i].node, e.Filter
+			node, filter, qos = x.ev[i].node, e.Filter, e.QoS
 		case k.kind == Received && e.Packet.Type == SUBSCRIBE && x.ev[i].node == brokerID:
-			node, filter = x.peerOf(i), e.Packet.Filter
+			node, filter, qos = x.peerOf(i), e.Packet.Filter, e.Packet.QoS
 		default:
 			continue
 		}
 		for _, g := range groups {
-			if g.key == filter && !slices.Contains(g.joined, node) {
+			if g.key != filter {
+				continue
+			}
+			g.qos0 = g.qos0 || qos == 0
+			if !slices.Contains(g.joined, node) {
 				g.joined = append(g.joined, node)
 			}
 		}
@@ -187,6 +201,23 @@ func (g *sharedGroup) sentThenCleaned(m *accepted, firstSent *pairs[int32]) bool
 		}
 		for _, c := range g.cleans[s.node] {
 			if c > at {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cleanedUnsent reports whether a node that joined the group, to which
+// the broker never sent m, connected with Clean Start after the broker
+// received m.
+func (g *sharedGroup) cleanedUnsent(m *accepted, firstSent *pairs[int32]) bool {
+	for _, n := range g.joined {
+		if firstSent.get(n, m.msg) != 0 {
+			continue // sent: sentThenCleaned's
+		}
+		for _, c := range g.cleans[n] {
+			if c > int(m.ref) {
 				return true
 			}
 		}

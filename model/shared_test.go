@@ -105,3 +105,33 @@ func TestSharedQoS2SentThenCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedChoiceUnseen: the broker's choice of member shows in no packet
+// when it never sends: a group one node joined at QoS 0 owes nothing (that
+// member's copy goes at QoS 0, at most once), and a QoS 2 message may have
+// been queued for a session a clean start then ended [MQTT-4.8.2-5].
+func TestSharedChoiceUnseen(t *testing.T) {
+	qos0 := func(qos uint8) *hb {
+		b := newHB().shareSub("s1", "$share/g/t/#", 1, 1).shareSub("s2", "$share/g/t/#", qos, 1)
+		return b.connect("p1", false, false).accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1")).liveness()
+	}
+	cleaned := func(qos uint8, before bool) *hb {
+		clean := Packet{Type: CONNECT, Clean: true}
+		b := newHB().shareSub("s1", "$share/g/t/#", 2, 1).shareSub("s2", "$share/g/t/#", 2, 1)
+		if before {
+			b.xfer("s1", BrokerNode, clean).shareSub("s1", "$share/g/t/#", 2, 2)
+		}
+		b.connect("p1", false, false).accepted("p1", "m1", qos).xfer("p1", BrokerNode, publish(1, qos, false, "m1"))
+		if !before {
+			b.xfer("s1", BrokerNode, clean)
+		}
+		return b.liveness()
+	}
+	runInvariantCases(t, SharedDelivery, []invariantCase{
+		{name: "a member at QoS 0 may have been chosen", h: qos0(0)},
+		{name: "every member at QoS>=1", h: qos0(1), violate: true, reason: `msg "m1"`},
+		{name: "QoS 2 queued for a session that then ended", h: cleaned(2, false)},
+		{name: "QoS 1 must be handed on", h: cleaned(1, false), violate: true, reason: `msg "m1"`},
+		{name: "QoS 2, session ended before the publish", h: cleaned(2, true), violate: true, reason: `msg "m1"`},
+	})
+}
