@@ -55,7 +55,9 @@ type accepted struct {
 // Clean Start=1 before it is acknowledged (the spec lets the session go). A
 // publisher's own subscriptions are not required to get its messages (No
 // Local may be set). A Session Present=0 answer to Clean Start=0 does not
-// excuse anything: the broker lost the session.
+// excuse anything: the broker lost the session. A copy whose Message Expiry
+// Interval ran out unsent while the subscriber was away or the broker down
+// is not owed [MQTT-3.3.2-5] (lossexpiry.go).
 //
 // Loss is only judged at the end of a history whose liveness phase ran
 // (LivenessStart present); a violation is reported at the message's Accepted
@@ -77,6 +79,7 @@ func checkNoLoss(x *index) []Violation {
 		}
 	}
 	match := newMatchMemo(scan.filters, x.topics, !x.sparse)
+	var expired *expiredOffline // built on the first candidate loss
 	var out []Violation
 	for j := range msgs {
 		m := &msgs[j]
@@ -89,6 +92,12 @@ func checkNoLoss(x *index) []Violation {
 			}
 			if delivered.get(s.node, m.msg) {
 				continue
+			}
+			if expired == nil {
+				expired = newExpiredOffline(x)
+			}
+			if expired.excused(m, s.node, scan.firstSent.get(s.node, m.msg) != 0) {
+				continue // its Message Expiry ran out before the broker could send it [MQTT-3.3.2-5]
 			}
 			node := x.nodes[s.node]
 			out = append(out, NewViolation(NoLoss, int(m.step), node,

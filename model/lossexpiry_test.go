@@ -1,0 +1,63 @@
+package model
+
+import "testing"
+
+// expiring builds s1 subscribed to t/# (its CONNECT announcing Receive
+// Maximum rm, 0 none) and p1 connected; when inflight, the broker has sent
+// s1 a QoS 1 PUBLISH (m0) it has not acked. Then, at 1 s, p1 publishes m1
+// at QoS 1 with a Message Expiry Interval of 2 s, which the broker receives
+// and never sends s1: it expires at 3 s.
+func expiring(rm uint16, inflight bool) *hb {
+	b := newHB()
+	b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT})
+	b.h.Events[len(b.h.Events)-2].ReceiveMax = rm
+	b.sent(BrokerNode, "s1", Packet{Type: CONNACK}).ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 5, ReceiveMax: rm})
+	b.xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1)).xfer(BrokerNode, "s1", pkt(SUBACK, 1)).subscribed("s1", "t/#", 1)
+	b.connect("p1", false, false)
+	if inflight {
+		b.accepted("p1", "m0", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m0")).xfer(BrokerNode, "s1", publish(1, 1, false, "m0"))
+		b.delivered("s1", "m0", 1)
+	}
+	p := publish(2, 1, false, "m1")
+	p.Expiry = 2
+	return b.at(1, func(b *hb) { b.accepted("p1", "m1", 1).xfer("p1", BrokerNode, p) })
+}
+
+func TestNoLossMessageExpiry(t *testing.T) {
+	end := func(b *hb) { b.liveness() }
+	away := func(b *hb) { b.ev(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s1"}) }
+	crash := func(b *hb) { b.crash(BrokerNode, CrashBetweenSteps) }
+	acked := func(b *hb) { b.xfer("s1", BrokerNode, pkt(PUBACK, 1)) }
+	sent := func(b *hb) {
+		p := publish(2, 1, false, "m1")
+		p.Expiry = 2
+		b.sent(BrokerNode, "s1", p)
+	}
+	crashedBefore := newHB().subscribe("s1").connect("p1", false, false).crash(BrokerNode, CrashBetweenSteps)
+	p := publish(2, 1, false, "m1")
+	p.Expiry = 2
+	crashedBefore.at(1, func(b *hb) { b.accepted("p1", "m1", 1).xfer("p1", BrokerNode, p) })
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "expired while the subscriber was away", h: expiring(0, false).at(2, away).at(6, end)},
+		{name: "expired while the broker was down", h: expiring(0, false).at(2, crash).at(6, end)},
+		{name: "a broker crash before the publish closed the connection", h: crashedBefore.at(6, end)},
+		{name: "expired behind a full window (Receive Maximum 1)", h: expiring(1, true).at(6, end)},
+		{name: "window full until after the expiry", h: expiring(1, true).at(4, acked).at(6, end)},
+		{name: "expired with the subscriber connected and room in its window", h: expiring(0, false).at(6, end),
+			violate: true, reason: `msg "m1"`},
+		{name: "room in a window of 2", h: expiring(2, true).at(6, end), violate: true, reason: `msg "m1"`},
+		{name: "window emptied when the publish came", h: expiring(1, true).at(1, acked).at(6, end), violate: true, reason: `msg "m1"`},
+		{name: "away only after the expiry", h: expiring(0, false).at(4, away).at(6, end), violate: true, reason: `msg "m1"`},
+		{name: "not expired when the history ended", h: expiring(0, false).at(2, away).at(2, end), violate: true, reason: `msg "m1"`},
+		{name: "sent, never delivered", h: expiring(0, false).at(1, sent).at(2, away).at(6, end), violate: true, reason: `msg "m1"`},
+		{name: "no Message Expiry", h: expiring(0, false).at(2, away).at(6, end).clone().noExpiry(), violate: true, reason: `msg "m1"`},
+	})
+}
+
+// noExpiry takes the Message Expiry Interval off every PUBLISH.
+func (b *hb) noExpiry() *hb {
+	for i := range b.h.Events {
+		b.h.Events[i].Packet.Expiry = 0
+	}
+	return b
+}
