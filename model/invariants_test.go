@@ -413,3 +413,27 @@ func TestInvariantSessionPresent(t *testing.T) {
 			violate: true, reason: "[MQTT-3.2.2-5]"},
 	})
 }
+
+// TestOrderExpiringResend: a message with a Message Expiry Interval that
+// the broker received twice (its publisher resent it) may come after the
+// next one: its first copy expired [MQTT-3.3.2-5] and the resend is a new
+// message to the broker [MQTT-4.3.2-5]. Without the expiry, or received
+// once, it is out of order.
+func TestOrderExpiringResend(t *testing.T) {
+	late := func(expiry uint32, resent bool) *hb {
+		m1 := publish(1, 1, false, "m1")
+		m1.Expiry = expiry
+		b := base().accepted("p1", "m1", 1).accepted("p1", "m2", 1)
+		b.xfer("p1", BrokerNode, m1).xfer("p1", BrokerNode, publish(2, 1, false, "m2"))
+		if resent {
+			m1.Dup = true
+			b.xfer("p1", BrokerNode, m1)
+		}
+		return b.delivered("s1", "m2", 1).delivered("s1", "m1", 1)
+	}
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "expiring, resent", h: late(3, true)},
+		{name: "expiring, received once", h: late(3, false), violate: true, reason: `first delivery of msg "m1"`},
+		{name: "resent, no expiry", h: late(0, true), violate: true, reason: `first delivery of msg "m1"`},
+	})
+}

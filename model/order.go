@@ -34,7 +34,11 @@ type orderMark struct {
 // no place in a publisher's order; nor are those of a subscriber holding a
 // shared subscription that matches the topic: only non-shared
 // subscriptions are ordered [MQTT-4.6.0-6], and a member's session that
-// ends hands its messages on to another member.
+// ends hands its messages on to another member. A message with a Message
+// Expiry Interval that the broker received more than once (the publisher
+// resent it) may come late: the broker's copy of its first receipt may
+// expire [MQTT-3.3.2-5] and the resend is a new message to it
+// [MQTT-4.3.2-5], routed after those received meanwhile (expiringResends).
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
@@ -64,6 +68,7 @@ func checkOrder(x *index) []Violation {
 			accepted[d.msg] = orderAcc{ok: true, pub: d.node, topic: a.topic, qos: e.QoS, index: counts[k]}
 		}
 	}
+	var resent map[int32]bool // built at the first late delivery
 	firsts := newPairs[bool](x)
 	marks := map[orderKey]orderMark{}
 	shared := sharedSubscribers(x)
@@ -89,6 +94,12 @@ func checkOrder(x *index) []Violation {
 		}
 		k := orderKey{sub: d.node, pub: a.pub, topic: a.topic, qos: a.qos}
 		m, seen := marks[k]
+		if seen && a.index < m.index && resent == nil {
+			resent = expiringResends(x)
+		}
+		if seen && a.index < m.index && resent[d.msg] {
+			continue // its first copy may have expired, a resend's came later [MQTT-3.3.2-5]
+		}
 		if seen && a.index < m.index {
 			out = append(out, NewViolation(Order, i, e.Node,
 				fmt.Sprintf("first delivery of msg %q (%s's #%d on %q) after msg %q (#%d, delivered at step %d) [MQTT-4.6.0-5]",
@@ -135,4 +146,27 @@ func (s sharedSubs) matches(node int32, topic string) bool {
 		}
 	}
 	return false
+}
+
+// expiringResends marks the messages the broker received in more than one
+// PUBLISH, one of them with a Message Expiry Interval.
+func expiringResends(x *index) map[int32]bool {
+	seen := map[int32]bool{}
+	expiring := map[int32]bool{}
+	out := map[int32]bool{}
+	for i, k := range x.kinds {
+		if k.kind != Received || k.typ != PUBLISH || x.ev[i].node != brokerID {
+			continue
+		}
+		m := x.ev[i].msg
+		if m == emptyMsg {
+			continue
+		}
+		expiring[m] = expiring[m] || x.h.Events[i].Packet.Expiry > 0
+		if seen[m] && expiring[m] {
+			out[m] = true
+		}
+		seen[m] = true
+	}
+	return out
 }
