@@ -162,18 +162,28 @@ func (e *expiredOffline) windowFull(node int32, from, to int64) bool {
 // unsent (see expiredOffline). sent is whether the broker sent node a
 // PUBLISH of m.
 func (e *expiredOffline) excused(m *accepted, node int32, sent bool) bool {
-	if sent || m.ref == m.step {
-		return false // sent, or never received: nothing expired at the broker
+	to, ok := e.deadline(m)
+	if sent || !ok {
+		return false // sent, never received, or no expiry
 	}
-	r := &e.x.h.Events[m.ref]
-	if r.Packet.Expiry == 0 {
-		return false
-	}
-	from, to := r.Time, r.Time+int64(r.Packet.Expiry)*1e9
+	from := e.x.h.Events[m.ref].Time
 	if to > e.end {
 		return false // still live when the history ended
 	}
 	return e.crashed(from, to) || e.offline(node, from, to) || e.windowFull(node, from, to)
+}
+
+// deadline returns when m's Message Expiry ran out at the broker, false
+// when the broker never received it or it has none.
+func (e *expiredOffline) deadline(m *accepted) (int64, bool) {
+	if m.ref == m.step {
+		return 0, false
+	}
+	r := &e.x.h.Events[m.ref]
+	if r.Packet.Expiry == 0 {
+		return 0, false
+	}
+	return r.Time + int64(r.Packet.Expiry)*1e9, true
 }
 
 // crashed reports whether the broker crashed within [from, to].

@@ -31,7 +31,13 @@ func sharedInner(f string) (string, bool) {
 //     none is lost when members crash, leave or end their sessions (the
 //     broker hands a member's messages on), except a QoS 2 message sent to
 //     a member whose session then ended: it may go to no other member
-//     [MQTT-4.8.2-5].
+//     [MQTT-4.8.2-5]. The broker's choice of member shows in no packet
+//     when it never sends, so none is owed by a group a node joined at
+//     QoS 0 (that member's copy goes at QoS 0, at most once, §4.3.1), no
+//     QoS 2 one when a joined node it never sent it to then connected
+//     with Clean Start (cleanedUnsent), and none whose Message Expiry ran
+//     out unsent while a joined node could not be sent to (lossexpiry.go)
+//     [MQTT-3.3.2-5].
 //   - A QoS 2 message is delivered to at most one member of a group whose
 //     members hold QoS 2 subscriptions, when those members have no other
 //     subscription the message matches (their copies from it would count).
@@ -72,6 +78,7 @@ func checkShared(x *index) []Violation {
 		}
 	}
 	var out []Violation
+	var expired *expiredOffline // built at the first candidate loss
 	for _, m := range collectMessages(x) {
 		if m.clean {
 			continue
@@ -83,6 +90,9 @@ func checkShared(x *index) []Violation {
 			}
 			got := g.deliveredTo(&m, &delivered)
 			switch {
+			case len(got) == 0 && g.expiredUnsent(x, &expired, &m, &scan.firstSent):
+				// The broker may have chosen a member it could not send
+				// to before m's Message Expiry ran out [MQTT-3.3.2-5].
 			case len(got) == 0 && g.qos0:
 				// The broker may choose a member holding the group's
 				// subscription at QoS 0: its copy goes at QoS 0, at most
@@ -201,6 +211,34 @@ func (g *sharedGroup) sentThenCleaned(m *accepted, firstSent *pairs[int32]) bool
 		}
 		for _, c := range g.cleans[s.node] {
 			if c > at {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// expiredUnsent reports whether m's copy for some node that joined the
+// group may have expired unsent (see expiredOffline), or was sent to a
+// node whose session ended after m expired; *e is built on the first call.
+func (g *sharedGroup) expiredUnsent(x *index, e **expiredOffline, m *accepted, firstSent *pairs[int32]) bool {
+	if *e == nil {
+		*e = newExpiredOffline(x)
+	}
+	dl, ok := (*e).deadline(m)
+	for _, n := range g.joined {
+		sent := firstSent.get(n, m.msg) != 0
+		if (*e).excused(m, n, sent) {
+			return true
+		}
+		if !ok || !sent {
+			continue
+		}
+		// Sent to n, whose session a clean start ended after m expired:
+		// handing m on to another member would be a first send after its
+		// expiry [MQTT-3.3.2-5].
+		for _, c := range g.cleans[n] {
+			if x.h.Events[c].Time >= dl {
 				return true
 			}
 		}

@@ -135,3 +135,33 @@ func TestSharedChoiceUnseen(t *testing.T) {
 		{name: "QoS 2, session ended before the publish", h: cleaned(2, true), violate: true, reason: `msg "m1"`},
 	})
 }
+
+// TestSharedExpired: a group owes no message whose Message Expiry ran out
+// unsent while its members could not be sent to, nor one sent to a member
+// whose session a clean start ended after it expired (a hand-on would be a
+// first send after the expiry) [MQTT-3.3.2-5].
+func TestSharedExpired(t *testing.T) {
+	expiring := func() *hb {
+		b := newHB().shareSub("s1", "$share/g/t/#", 1, 1).shareSub("s2", "$share/g/t/#", 1, 1).connect("p1", false, false)
+		p := publish(1, 1, false, "m1")
+		p.Expiry = 2 // runs out at 3 s
+		return b.at(1, func(b *hb) { b.accepted("p1", "m1", 1).xfer("p1", BrokerNode, p) })
+	}
+	away := func(b *hb) {
+		b.ev(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s1"}).ev(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s2"})
+	}
+	sent := func(b *hb) {
+		p := publish(5, 1, false, "m1")
+		p.Expiry = 2
+		b.sent(BrokerNode, "s1", p)
+	}
+	clean := func(b *hb) { b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true}) }
+	end := func(b *hb) { b.liveness() }
+	runInvariantCases(t, SharedDelivery, []invariantCase{
+		{name: "expired while the members were away", h: expiring().at(2, away).at(6, end)},
+		{name: "expired with members connected", h: expiring().at(6, end), violate: true, reason: `msg "m1"`},
+		{name: "sent, session ended after the expiry", h: expiring().at(1, sent).at(4, clean).at(6, end)},
+		{name: "sent, session ended before the expiry", h: expiring().at(1, sent).at(2, clean).at(6, end),
+			violate: true, reason: `msg "m1"`},
+	})
+}
