@@ -106,6 +106,26 @@ func published(qos uint8) uint8 {
 // id (an empty payload clearing a retained message).
 const emptyMsg = 0
 
+// collectRetainedCopies gathers the retained publications and the
+// SUBSCRIBEs the broker received of x (as checkQoS2ExactlyOnce does).
+func collectRetainedCopies(x *index) retainedCopies {
+	c := retainedCopies{}
+	for i, k := range x.kinds {
+		e, m := &x.h.Events[i], x.ev[i].msg
+		switch {
+		case k.kind == Accepted:
+			c.published(m, int32(i), e.Retain)
+		case k.kind == Sent && k.typ == PUBLISH && x.ev[i].node != brokerID:
+			c.published(m, int32(i), e.Packet.Retain)
+		case k.kind == Sent && k.typ == CONNECT && e.Packet.Will && m != 0:
+			c.published(m, int32(i), e.Packet.Retain)
+		case k.kind == Received && k.typ == SUBSCRIBE && x.ev[i].node == brokerID:
+			c.subscribed(x.ev[i].peer, int32(i), e.Packet.Filter)
+		}
+	}
+	return c
+}
+
 // retainedCopies bounds the retained copies of a message a subscriber may
 // get: each SUBSCRIBE the broker took from it after the message was
 // published with RETAIN=1, whose filter matches the copy's topic, may bring

@@ -437,3 +437,24 @@ func TestOrderExpiringResend(t *testing.T) {
 		{name: "resent, no expiry", h: late(0, true), violate: true, reason: `first delivery of msg "m1"`},
 	})
 }
+
+// TestOrderRetainedCopy: a retained copy that a later SUBSCRIBE brought
+// (RETAIN=1) is a new publication of an old message [MQTT-3.3.1-9], not
+// out of order; the same copy without RETAIN, or with no SUBSCRIBE after
+// the publish, is.
+func TestOrderRetainedCopy(t *testing.T) {
+	late := func(retain, resubscribe bool) *hb {
+		b := base()
+		b.ev(Event{Kind: Accepted, Node: "p1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true}).accepted("p1", "m2", 1)
+		b.delivered("s1", "m2", 1)
+		if resubscribe {
+			b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 1, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+		}
+		return b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: retain})
+	}
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "retained copy of a new SUBSCRIBE", h: late(true, true)},
+		{name: "live copy late", h: late(false, true), violate: true, reason: `first delivery of msg "m1"`},
+		{name: "RETAIN=1 with no SUBSCRIBE after the publish", h: late(true, false), violate: true, reason: `first delivery of msg "m1"`},
+	})
+}

@@ -39,6 +39,9 @@ type orderMark struct {
 // resent it) may come late: the broker's copy of its first receipt may
 // expire [MQTT-3.3.2-5] and the resend is a new message to it
 // [MQTT-4.3.2-5], routed after those received meanwhile (expiringResends).
+// A retained copy that a SUBSCRIBE brought (RETAIN=1, see retainedCopies)
+// is a new publication of an old message, sent when the subscription is
+// made [MQTT-3.3.1-9]: it takes no place in the stream.
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
@@ -69,6 +72,7 @@ func checkOrder(x *index) []Violation {
 		}
 	}
 	var resent map[int32]bool // built at the first late delivery
+	var copies lazyRetained   // built at the first RETAIN=1 delivery
 	firsts := newPairs[bool](x)
 	marks := map[orderKey]orderMark{}
 	shared := sharedSubscribers(x)
@@ -80,6 +84,9 @@ func checkOrder(x *index) []Violation {
 		e, d := &x.h.Events[i], &x.ev[i]
 		if firsts.get(d.node, d.msg) {
 			continue
+		}
+		if e.Retain && copies.retained(x, d.node, d.msg, int32(i), e.Topic) {
+			continue // a retained copy a SUBSCRIBE brought: no place in the stream [MQTT-3.3.1-9]
 		}
 		firsts.set(d.node, d.msg, true)
 		if e.QoS == 0 {
@@ -169,4 +176,19 @@ func expiringResends(x *index) map[int32]bool {
 		seen[m] = true
 	}
 	return out
+}
+
+// lazyRetained is a retainedCopies built on its first use.
+type lazyRetained struct {
+	built bool
+	c     retainedCopies
+}
+
+// retained reports whether a RETAIN=1 delivery of msg on topic to node at
+// step is a retained copy a SUBSCRIBE brought (retainedCopies.take).
+func (l *lazyRetained) retained(x *index, node, msg, step int32, topic string) bool {
+	if !l.built {
+		l.built, l.c = true, collectRetainedCopies(x)
+	}
+	return l.c.take(node, msg, step, topic)
 }
