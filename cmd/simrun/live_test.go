@@ -26,8 +26,21 @@ import (
 func liveRun(t *testing.T, args ...string) (result, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
+	t.Cleanup(func() { logViolations(t, dir) }) // before the temp dir goes
 	base := []string{"live", "-out", dir, "-duration", "5s", "-rate", "40", "-liveness", "15s", "-fault-interval", "700ms"}
 	return simrun(t, append(base, args...)...), dir
+}
+
+// logViolations logs a failed test's violations.txt (the history excerpt
+// around each violation), so a rare wall-clock failure can be diagnosed
+// after its run directory is gone.
+func logViolations(t *testing.T, dir string) {
+	if !t.Failed() {
+		return
+	}
+	if v, err := os.ReadFile(filepath.Join(dir, "violations.txt")); err == nil && len(v) > 0 {
+		t.Logf("%s:\n%.20000s", filepath.Join(dir, "violations.txt"), v)
+	}
 }
 
 // wantRunDir checks the run directory holds every file of the contract.
