@@ -458,3 +458,28 @@ func TestOrderRetainedCopy(t *testing.T) {
 		{name: "RETAIN=1 with no SUBSCRIBE after the publish", h: late(true, false), violate: true, reason: `first delivery of msg "m1"`},
 	})
 }
+
+// TestNoLossSubackUnsubackOneRead: the client reads a SUBACK and the
+// UNSUBACK of the same filter in one read, then records Subscribed and
+// Unsubscribed; the broker received the message after its UNSUBACK, so
+// nothing is owed. Had the broker not sent the UNSUBACK, it is.
+func TestNoLossSubackUnsubackOneRead(t *testing.T) {
+	h := func(unsubacked bool) *hb {
+		b := newHB().connect("s1", false, false)
+		b.sent("s1", BrokerNode, subReq(1, "t/#", 1)).sent("s1", BrokerNode, Packet{Type: UNSUBSCRIBE, ID: 2, Filter: "t/#"})
+		b.recv(BrokerNode, "s1", subReq(1, "t/#", 1)).recv(BrokerNode, "s1", Packet{Type: UNSUBSCRIBE, ID: 2, Filter: "t/#"})
+		b.sent(BrokerNode, "s1", Packet{Type: SUBACK, ID: 1, Reason: 1})
+		if !unsubacked {
+			b.recv("s1", BrokerNode, Packet{Type: SUBACK, ID: 1, Reason: 1}).subscribed("s1", "t/#", 1)
+			return b.connect("p1", false, false).accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1")).liveness()
+		}
+		b.sent(BrokerNode, "s1", Packet{Type: UNSUBACK, ID: 2})
+		b.recv("s1", BrokerNode, Packet{Type: SUBACK, ID: 1, Reason: 1}).recv("s1", BrokerNode, Packet{Type: UNSUBACK, ID: 2})
+		b.subscribed("s1", "t/#", 1).ev(Event{Kind: Unsubscribed, Node: "s1", Filter: "t/#"})
+		return b.connect("p1", false, false).accepted("p1", "m1", 1).xfer("p1", BrokerNode, publish(1, 1, false, "m1")).liveness()
+	}
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "unsubscribed before the publish", h: h(true)},
+		{name: "still subscribed", h: h(false), violate: true, reason: `msg "m1"`},
+	})
+}

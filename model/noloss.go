@@ -267,7 +267,7 @@ type subScan struct {
 	persistent []bool             // node -> Persistent of its latest (at first: its first) Subscribed event
 	req        map[nodeID]request // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
-	clientAck  []clientAck        // client -> its last SUBACK/UNSUBACK received
+	clientAck  [][2]clientAck     // client -> its last SUBACK and its last UNSUBACK received
 	firstSent  pairs[int32]       // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
 }
 
@@ -288,7 +288,7 @@ func collectSubs(x *index) *subScan {
 	n := len(x.nodes)
 	s := &subScan{
 		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n),
-		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([]clientAck, n),
+		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([][2]clientAck, n),
 		firstSent: newPairs[int32](x),
 	}
 	seen := make([]bool, n)
@@ -329,7 +329,7 @@ func (s *subScan) step(i int, e *Event) {
 	case e.Kind == Sent && d.node == brokerID:
 		s.brokerSent(i, e, d)
 	case e.Kind == Received && (p.Type == SUBACK || p.Type == UNSUBACK):
-		s.clientAck[d.node] = clientAck{id: p.ID, ok: true}
+		s.clientAck[d.node][b2i(p.Type == UNSUBACK)] = clientAck{id: p.ID, ok: true}
 	case e.Kind == Subscribed:
 		s.persistent[d.node] = e.Persistent
 		if at, ok := s.ackOf(e, d.node, i, SUBSCRIBE); ok {
@@ -368,11 +368,11 @@ func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 }
 
 // ackOf returns the step a Subscribed/Unsubscribed event of node took
-// effect: the broker's ack of the packet id the client last received an ack
-// for. ok is false when the broker's Received request already recorded the
+// effect: the broker's ack of the packet id the client last received a
+// SUBACK (UNSUBACK) for. ok is false when the broker's Received request already recorded the
 // change.
 func (s *subScan) ackOf(e *Event, node int32, i int, want uint8) (int, bool) {
-	ca := s.clientAck[node]
+	ca := s.clientAck[node][b2i(want == UNSUBSCRIBE)] // one read may bring a SUBACK and an UNSUBACK
 	if !ca.ok {
 		return i, true
 	}
