@@ -272,5 +272,7 @@ func TestWill(t *testing.T) {
 		{"reconnected within the delay", will(sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20)), true, "reconnected within"},
 		{"reconnected, nothing sent", sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), false, ""},
 		{"broker crash", will(sub().willConn(0, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},
+		{"normal DISCONNECT, then a broker crash", will(sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1").
+			add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},
 	})
 }

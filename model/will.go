@@ -153,11 +153,14 @@ func (s *routeState) willConns(i int, c int32, e *Event) {
 }
 
 // willCrash: a broker crash ends every connection; the wills of the time
-// are not judged (whether they survive depends on what was stored).
+// are not judged (whether they survive depends on what was stored), nor one
+// a DISCONNECT 0x00 deleted: the crash may have come before the broker
+// stored the deletion, which no packet acknowledges, so the restarted broker
+// may hold the will of a connection that, to it, ended abnormally.
 func (s *routeState) willCrash() {
 	w := &s.wills
 	for i := range w.arms {
-		if a := &w.arms[i]; a.open || (a.ended && !a.published) {
+		if a := &w.arms[i]; a.open || ((a.ended || a.normal) && !a.published) {
 			a.open, a.lax = false, true
 		}
 	}
