@@ -55,6 +55,7 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 	// first holds, per subscriber and message, 2*step+1 of the first
 	// delivery, plus 1 once some delivery was at QoS 0 or 2 (strict).
 	first := newPairs[int32](x)
+	retained1 := newPairs[bool](x) // subscriber, msg -> a retained copy went at QoS 1
 	var out []Violation
 	for i, k := range x.kinds {
 		if k.kind != Delivered {
@@ -70,7 +71,13 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 			continue // no id to tell its copies apart
 		}
 		if e.Retain && copies.take(d.node, d.msg, int32(i), e.Topic) {
+			if e.QoS == 1 {
+				retained1.set(d.node, d.msg, true)
+			}
 			continue // a retained copy a SUBSCRIBE brought [MQTT-3.3.1-9]
+		}
+		if e.Retain && e.QoS == 1 && retained1.get(d.node, d.msg) {
+			continue // that retained copy again: it goes at QoS 1, at least once [MQTT-4.3.2-4]
 		}
 		// A QoS 1 publish downgraded to a QoS 0 subscription may arrive
 		// twice: the broker treats the publisher's resend as a new message
@@ -91,6 +98,7 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 		}
 	}
 	releasePairs(x, &first)
+	releasePairs(x, &retained1)
 	return out
 }
 

@@ -171,6 +171,10 @@ func TestInvariantQoS2ExactlyOnceRetained(t *testing.T) {
 		{name: "one retained copy per SUBSCRIBE", h: retainedLive(true).resubscribe("t/a").resubscribe("t/#")},
 		{name: "two retained copies for one SUBSCRIBE", h: retainedLive(true).resubscribe("t/a").retainedCopy(),
 			violate: true, reason: "delivered again at QoS 2"},
+		{name: "a QoS 1 retained copy again (at least once)", h: retainedLive(true).
+			xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 1, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2)).
+			ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true}).
+			ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true})},
 		{name: "RETAIN=1 copy and no SUBSCRIBE after the publish", h: retainedLive(true).retainedCopy(),
 			violate: true, reason: "delivered again at QoS 2"},
 		{name: "RETAIN=1 copy of a message published without RETAIN", h: retainedLive(false).resubscribe("t/a"),
