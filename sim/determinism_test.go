@@ -120,7 +120,7 @@ func mustRun(tb testing.TB, c Config) Result {
 	}
 	r := Run(c, plan)
 	if r.Err != nil {
-		tb.Fatal(r.Err)
+		tb.Fatalf("seed %d: %v", c.Seed, r.Err)
 	}
 	return r
 }

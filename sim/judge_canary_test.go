@@ -34,14 +34,7 @@ func kaRun(t *testing.T, seed uint64, m engine.Mutation) Result {
 	}
 	p.Broker.Mutations = m
 	cfg := Config{Seed: seed, Profile: "swarm", Preset: p, factory: kaFactory(3 * engine.Second)}
-	plan, err := Generate(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Run(cfg, plan)
-	if r.Err != nil {
-		t.Fatalf("seed %d: %v", seed, r.Err)
-	}
+	r := mustRun(t, cfg)
 	return r
 }
 

@@ -33,14 +33,7 @@ func quotaRun(t *testing.T, seed uint64, m engine.Mutation) Result {
 	}
 	p.Broker.Mutations = m
 	cfg := Config{Seed: seed, Profile: "swarm", Preset: p, factory: smallRMFactory(2)}
-	plan, err := Generate(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Run(cfg, plan)
-	if r.Err != nil {
-		t.Fatalf("seed %d: %v", seed, r.Err)
-	}
+	r := mustRun(t, cfg)
 	return r
 }
 

@@ -33,14 +33,7 @@ func catchSeedWith(t *testing.T, scenario string, f engineFactory, m engine.Muta
 	var others model.Set
 	for seed := uint64(1); seed <= limit; seed++ {
 		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: scenario, factory: f}
-		plan, err := Generate(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Run(cfg, plan)
-		if r.Err != nil {
-			t.Fatalf("seed %d: %v", seed, r.Err)
-		}
+		r := mustRun(t, cfg)
 		for _, v := range r.Violations {
 			if v.Invariant == inv {
 				return seed, others
@@ -134,14 +127,7 @@ func TestRulesFixedCleanSwarm(t *testing.T) {
 	}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: SwarmScenario}
-		plan, err := Generate(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Run(cfg, plan)
-		if r.Err != nil {
-			t.Fatalf("seed %d: %v", seed, r.Err)
-		}
+		r := mustRun(t, cfg)
 		for _, v := range r.Violations {
 			if rules.Has(v.Invariant) {
 				t.Errorf("seed %d (simrun run -scenario swarm -seed %d): %v", seed, seed, v)

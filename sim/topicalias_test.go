@@ -36,14 +36,7 @@ func TestTopicAliasesFixed(t *testing.T) {
 	aliasOnly := 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		cfg := Config{Seed: seed, Profile: "swarm", Preset: p, Scenario: "standard", factory: aliasFactory()}
-		plan, err := Generate(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := Run(cfg, plan)
-		if r.Err != nil {
-			t.Fatalf("seed %d: %v", seed, r.Err)
-		}
+		r := mustRun(t, cfg)
 		for _, v := range r.Violations {
 			t.Errorf("seed %d: %v", seed, v)
 		}
