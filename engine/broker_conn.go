@@ -16,7 +16,7 @@ type brokerConn struct {
 	connected bool // CONNECT accepted, CONNACK sent
 	sess      *brokerSession
 
-	keepAlive Duration // 1.5 x Keep Alive; 0 disables [MQTT-3.1.2-24]
+	keepAlive Duration // 1.5 x Keep Alive; 0 disables 3.1.1 [MQTT-3.1.2-24], v5 [MQTT-3.1.2-22]
 	serverKA  uint16   // the Server Keep Alive to announce in CONNACK (v5), 0 when none
 	who       accessClient
 	lastRecv  Time

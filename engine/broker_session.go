@@ -169,7 +169,7 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 		c.aliasOut = b.newAliasOut(p)
 	}
 	if ka := b.keepAliveFor(c, p); ka > 0 {
-		c.keepAlive = Duration(ka) * Second * 3 / 2 // [MQTT-3.1.2-24]
+		c.keepAlive = Duration(ka) * Second * 3 / 2 // 3.1.1 [MQTT-3.1.2-24], v5 [MQTT-3.1.2-22]
 		c.kaTimer = b.setTimer(b.now+Time(c.keepAlive), brokerTimer{kind: timerKeepAlive, conn: c.id})
 	}
 }

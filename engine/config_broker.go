@@ -66,7 +66,7 @@ type BrokerConfig struct {
 	// is told MaxKeepAlive as Server Keep Alive in CONNACK [MQTT-3.2.2-21];
 	// a 3.1.1 client, which has no way to be told, is refused with return
 	// code 0x02 as mosquitto does. Either way the broker enforces 1.5 times
-	// the Keep Alive in force [MQTT-3.1.2-24].
+	// the Keep Alive in force (3.1.1 [MQTT-3.1.2-24], v5 [MQTT-3.1.2-22]).
 	MaxKeepAlive uint16
 	// SubscriptionIDs makes the broker accept v5 Subscription Identifiers
 	// (announced in CONNACK as Subscription Identifiers Available = 1): each
