@@ -71,7 +71,17 @@ func TestProxyRecordsBothViews(t *testing.T) {
 	waitFor(t, brec, 0, model.BrokerNode, model.Received, "both DISCONNECTs", func(e model.Event) bool { return e.Packet.Type == model.DISCONNECT && e.Peer == "sub" })
 	waitFor(t, brec, 0, model.BrokerNode, model.Received, "both DISCONNECTs", func(e model.Event) bool { return e.Packet.Type == model.DISCONNECT && e.Peer == "pub" })
 	waitFor(t, prec, 0, model.BrokerNode, model.Received, "both DISCONNECTs", func(e model.Event) bool { return e.Packet.Type == model.DISCONNECT && e.Peer == "pub" })
-	ph, ch, bh := prec.History(), crec.History(), brec.History()
+	// The proxy records each direction on its own goroutine: a packet it
+	// forwarded may be answered (and the answer recorded by the drivers)
+	// before its own record of it lands. Wait, bounded, until the views
+	// agree, then compare.
+	var ph, ch, bh model.History
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ph, ch, bh = prec.History(), crec.History(), brec.History()
+		if proxyAgrees(ph, ch, bh) || time.Now().After(deadline) {
+			break
+		}
+	}
 	for _, k := range []model.Kind{model.Sent, model.Received} {
 		for _, node := range []string{"sub", "pub"} {
 			if got, want := packetTrace(ph, node, k), packetTrace(ch, node, k); !slices.Equal(got, want) || len(got) == 0 {
@@ -87,6 +97,20 @@ func TestProxyRecordsBothViews(t *testing.T) {
 			t.Errorf("proxy recorded %d events of kind %d for sub, the client %d", got, k, want)
 		}
 	}
+}
+
+// proxyAgrees reports whether the proxy's history ph records, packet for
+// packet, what the clients (ch) and the broker (bh) recorded.
+func proxyAgrees(ph, ch, bh model.History) bool {
+	for _, k := range []model.Kind{model.Sent, model.Received} {
+		for _, node := range []string{"sub", "pub"} {
+			if !slices.Equal(packetTrace(ph, node, k), packetTrace(ch, node, k)) ||
+				!slices.Equal(packetTrace(ph, model.BrokerNode, k, node), packetTrace(bh, model.BrokerNode, k, node)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestProxyFaults: a black-holed upward direction swallows the publisher's
