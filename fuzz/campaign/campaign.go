@@ -196,7 +196,7 @@ func (c *campaign) handle(m turnMsg) {
 	if o.rate > 0 {
 		s.last = o.rate
 	}
-	broken := m.err != nil && len(o.crashers) == 0 && o.seedFail == "" && !c.interrupted
+	broken := m.err != nil && len(o.crashers) == 0 && o.seedFail == "" && !c.interrupted && !o.deadlineOnly()
 	if broken {
 		c.failures = append(c.failures, fmt.Sprintf("%s: go test failed (%v) without a crasher; last output:\n    %s",
 			t.target.label, m.err, strings.Join(o.tail, "\n    ")))

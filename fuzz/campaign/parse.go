@@ -105,6 +105,22 @@ type turnOutcome struct {
 	tail     []string // the last lines, for a failure without a crasher
 }
 
+// deadlineOnly reports a turn whose only failure is Go's fuzzer reporting
+// "context deadline exceeded" as its -fuzztime ran out (it does so now and
+// then while a worker is busy at the deadline: the turn ran its time and
+// found nothing). A crasher or a failing seed is never this.
+func (o *turnOutcome) deadlineOnly() bool {
+	if len(o.crashers) > 0 || o.seedFail != "" || o.execs == 0 {
+		return false
+	}
+	for _, l := range o.tail {
+		if strings.TrimSpace(l) == "context deadline exceeded" {
+			return true
+		}
+	}
+	return false
+}
+
 // tailLines is how many lines of output a turn keeps for its report.
 const tailLines = 30
 
