@@ -36,7 +36,7 @@ func catches(t *testing.T, c canary, runs int, firstSeed uint64) int {
 	spec := c.spec
 	spec.Presets, spec.CrashAt = []engine.Preset{p}, true
 	prop := PlanProperty(spec, FixedJudge(c.want), nil)
-	rounds := max(c.rounds, 1)
+	rounds := roundsOf(c)
 	caught := 0
 	for run := range runs {
 		for r := range rounds {
