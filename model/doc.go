@@ -103,7 +103,11 @@
 // effect, a client that sends requests of several filters is not judged, a
 // retained message a broker crash may have lost is not owed, and an owed
 // retained copy must be sent only while the connection and the broker stay
-// up (judged when a liveness phase ran). PUBLISHes the broker cannot tie to
+// up (judged when a liveness phase ran). A v5 session the broker may have discarded
+// unseen (it took a Clean Start=0 CONNECT after the Session Expiry Interval
+// had passed since its end of the client's last connection, and crashed or
+// closed before any CONNACK: expirydoubt.go) owes nothing it held, and its
+// subscriptions may or may not exist [MQTT-4.1.0-2]. PUBLISHes the broker cannot tie to
 // a publication (will messages) are not judged.
 //
 // # Promises

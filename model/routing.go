@@ -139,9 +139,14 @@ type routeState struct {
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
 		routed: newKeyTab(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
+	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
 			s.step(i, &x.h.Events[i])
+		}
+		for len(doubts) > 0 && int(doubts[0].step) == i {
+			s.expiredUnseen(doubts[0].client)
+			doubts = doubts[1:]
 		}
 	}
 	s.finish()
@@ -553,6 +558,30 @@ func (s *routeState) crash(node int32) {
 			r.cleanPending = false
 		}
 	}
+}
+
+// expiredUnseen: the broker may have discarded client c's expired session
+// without a CONNACK in the history saying so (expirydoubt.go): its
+// subscriptions may or may not exist, the copies it owed are owed no more,
+// and a QoS 2 resend of the client's is a new publication whose copies are
+// allowed, not owed [MQTT-4.1.0-2].
+func (s *routeState) expiredUnseen(c int32) {
+	for k := range s.inbound {
+		if int32(k>>16) == c {
+			delete(s.inbound, k)
+		}
+	}
+	r := &s.clients[c]
+	if !r.judgedBy {
+		return
+	}
+	for _, sub := range r.subs {
+		sub.maybe = true
+	}
+	for j := range r.copies {
+		r.copies[j].fresh = 0
+	}
+	s.connEnded(c)
 }
 
 // connEnded: the client's owed retained copies need not be sent any more

@@ -276,3 +276,61 @@ func TestWill(t *testing.T) {
 			add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},
 	})
 }
+
+// TestFlowResumeExpiredUnseen: s1's session (Session Expiry 5 s) ends at
+// 10 s; its next CONNECT reaches the broker, which crashes (or closes the
+// connection) before any CONNACK, and a later CONNACK says Session
+// Present=1. After 15 s the broker may have discarded the old session and
+// resumed a new one without s1's subscription [MQTT-4.1.0-2]: nothing is
+// owed on it. Before 15 s it had to keep the session, and still owes.
+func TestFlowResumeExpiredUnseen(t *testing.T) {
+	crash := Event{Kind: Crash, Node: BrokerNode}
+	closed := Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s1"}
+	lost := func(exp uint32, at int64, end Event) *rb {
+		b := newRB().connE("s1", exp, false).sub("s1", 1, "t/#", 1, 1, 0).conn("p1", false).at(10).drop("s1").at(at)
+		b.add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "s1"})
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: exp})
+		return b.add(end).at(at+1).connE("s1", exp, true)
+	}
+	pub := func(b *rb) *rb { return b.pub("m1", "t/a", 1, false, 0).liveness() }
+	lengthened := newRB().connE("s1", 5, false).sub("s1", 1, "t/#", 1, 1, 0).conn("p1", false).
+		xfer("s1", BrokerNode, Packet{Type: DISCONNECT, Expiry: 100, ExpirySet: true}).at(10).drop("s1").at(20)
+	lengthened.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: 5}).add(crash).at(21).connE("s1", 5, true)
+	runRB(t, FlowResume, []rbCase{
+		{"expired, CONNACK lost in a crash", pub(lost(5, 20, crash)), false, ""},
+		{"expired, connection closed before the CONNACK", pub(lost(5, 20, closed)), false, ""},
+		{"within the interval, CONNACK lost in a crash", pub(lost(5, 12, crash)), true, "parked for good"},
+		{"never expires", pub(lost(ExpiryNever, 1000, crash)), true, "parked for good"},
+		{"expired, but the CONNACK says Session Present=1", pub(newRB().connE("s1", 5, false).sub("s1", 1, "t/#", 1, 1, 0).
+			conn("p1", false).at(10).drop("s1").at(20).connE("s1", 5, true)), true, "parked for good"},
+		{"a DISCONNECT lengthened the interval", pub(lengthened), true, "parked for good"},
+	})
+}
+
+// TestExpiryDoubts: where the broker may have discarded an expired session
+// without a CONNACK showing it.
+func TestExpiryDoubts(t *testing.T) {
+	crash := Event{Kind: Crash, Node: BrokerNode}
+	base := func(at int64, clean bool) *rb {
+		b := newRB().connE("s1", 5, false).at(10).drop("s1").at(at)
+		return b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: 5, Clean: clean})
+	}
+	v311 := newRB().conn("s1", false)
+	v311.h.Events[len(v311.h.Events)-1].Version = 4
+	v311.at(10).drop("s1").at(1000).xfer("s1", BrokerNode, Packet{Type: CONNECT}).add(crash)
+	for _, c := range []struct {
+		name string
+		b    *rb
+		want int
+	}{
+		{"late, crash", base(20, false).add(crash), 1},
+		{"late, answered", base(20, false).xfer(BrokerNode, "s1", Packet{Type: CONNACK}).add(crash), 0},
+		{"in time, crash", base(14, false).add(crash), 0},
+		{"late, Clean Start", base(20, true).add(crash), 0},
+		{"3.1.1 never expires", v311, 0},
+	} {
+		if got := len(expiryDoubts(newIndex(&c.b.h))); got != c.want {
+			t.Errorf("%s: %d doubts, want %d", c.name, got, c.want)
+		}
+	}
+}

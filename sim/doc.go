@@ -95,8 +95,11 @@
 // in flight on either side of any session (followed from the packets), no
 // byte in flight, every client connected, the broker with nothing inflight or
 // queued (Broker.Stats), and every accepted QoS>=1 message delivered to every
-// subscriber whose subscription matched when it was accepted. Otherwise the
-// history ends with model.Stuck listing what is pending.
+// subscriber whose subscription matched when it was accepted. Ids of a
+// session the broker discarded are not in flight: once it sent Session
+// Present 0 (read or not), or once it may have discarded an expired v5
+// session without a CONNACK to show it (expiry.go, [MQTT-4.1.0-2]).
+// Otherwise the history ends with model.Stuck listing what is pending.
 //
 // Output: a model.History (the model package's vocabulary), a trace (one line
 // per event and action, with virtual time, headed by seed, profile and

@@ -507,6 +507,8 @@ func (w *World) closeSide(c *conn, side, why uint8) {
 	peer := peerOf(side)
 	if side == sideClient {
 		w.clientConnLost(w.nodes[c.client], c)
+	} else {
+		w.obs.brokerEnded(c.client, int64(w.sched.now))
 	}
 	if !c.alive[peer] || c.reset || c.blackhole {
 		return

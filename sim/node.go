@@ -321,6 +321,9 @@ func (w *World) down(n *node, crashed bool) {
 			w.closeSide(c, side, 0)
 		}
 	}
+	if n.broker {
+		w.obs.brokerDown(int64(w.sched.now)) // every connection it held ended
+	}
 	n.up = false
 	n.failed = false
 	n.eng = nil

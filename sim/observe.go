@@ -31,6 +31,10 @@ type observer struct {
 	unacked [][]uint32
 	// topics[m] is the topic of message m (a string id), for unsubscribe.
 	topics []uint32
+	// sess[c] is client c's session as the broker's packets and
+	// connection ends show it (expiry.go): when the broker may have
+	// discarded it unseen.
+	sess []brokerSess
 }
 
 // owed flags.
@@ -66,6 +70,7 @@ func (o *observer) addNode() {
 	o.subs = append(o.subs, nil)
 	o.owed = append(o.owed, nil)
 	o.unacked = append(o.unacked, nil)
+	o.sess = append(o.sess, brokerSess{})
 }
 
 // acknowledged: publisher p's message msg is acknowledged.
@@ -134,6 +139,9 @@ func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 	}
 	switch packet.Type(p.typ) {
 	case packet.CONNACK:
+		if side == sideBroker {
+			o.sess[c.client].connack(p)
+		}
 		if side == sideBroker && !p.sessions() && p.reason == 0 {
 			// The broker discarded the session, whether or not the client
 			// reads this CONNACK: none of its ids of the old session is
@@ -163,6 +171,10 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 		out, in = outBroker, inBroker
 	}
 	switch packet.Type(p.typ) {
+	case packet.CONNECT, packet.DISCONNECT:
+		if side == sideBroker {
+			o.sess[c.client].received(p, int64(w.sched.now), w.nodes[c.client].version)
+		}
 	case packet.PUBLISH:
 		if p.qos == 2 {
 			o.add(c.client, in, p.id)
@@ -198,9 +210,12 @@ func (o *observer) sessionDiscarded(c int32) {
 	}
 }
 
-// brokerDiscarded clears the broker's side of client c's session.
+// brokerDiscarded clears the broker's side of client c's session, and the
+// QoS 2 ids the client received in it: no PUBREL will ever come for them,
+// whatever the client keeps (a client that misses the CONNACK that says so
+// keeps them for good, and is right to [MQTT-3.2.2-5]).
 func (o *observer) brokerDiscarded(c int32) {
-	for _, k := range [2]int{outBroker, inBroker} {
+	for _, k := range [3]int{outBroker, inBroker, inClient} {
 		o.pending -= len(o.inflight[c][k])
 		o.inflight[c][k] = o.inflight[c][k][:0]
 	}
