@@ -50,12 +50,16 @@ type routeSub struct {
 // routeClient is one client's subscriptions, pending requests and the
 // copies it is owed.
 type routeClient struct {
-	subs      map[string]*routeSub
-	unknown   bool                // a request of several filters: not judged
-	pending   map[uint16]routeReq // SUBSCRIBE/UNSUBSCRIBE by packet id, awaiting ack
-	copyIdx   keyTab              // index in copies
-	copies    []routeCopy
-	owed      []int32 // copies whose retained copy must be sent
+	subs    map[string]*routeSub
+	unknown bool                // a request of several filters: not judged
+	pending map[uint16]routeReq // SUBSCRIBE/UNSUBSCRIBE by packet id, awaiting ack
+	copyIdx keyTab              // index in copies
+	copies  []routeCopy
+	owed    []int32 // copies whose retained copy must be sent
+	// loose counts, by topic, the retained copies SUBACKs owe of a topic a
+	// broker crash left in doubt: a copy of which message (any of the
+	// topic's) is not judged, even once a later PUBLISH settled the topic.
+	loose     map[string]int32
 	v5        bool
 	maxSize   uint32 // the Maximum Packet Size of its last CONNECT (0: none)
 	connected bool   // the broker holds a connection of the client (CONNACK sent, not closed)
@@ -315,6 +319,26 @@ func (s *routeState) discard(c int32) {
 	clear(r.pending)
 	r.copyIdx.reset()
 	r.unknown, r.owed, r.copies, r.retired = false, r.owed[:0], r.copies[:0], r.retired[:0]
+	clear(r.loose)
+}
+
+// loosen notes a retained copy of topic owed while its retained message
+// is in doubt.
+func (r *routeClient) loosen(topic string) {
+	if r.loose == nil {
+		r.loose = map[string]int32{}
+	}
+	r.loose[topic]++
+}
+
+// takeLoose reports whether a retained copy of topic may be one a SUBACK
+// owed while the topic was in doubt, and counts it sent.
+func (r *routeClient) takeLoose(topic string) bool {
+	if r.loose[topic] == 0 {
+		return false
+	}
+	r.loose[topic]--
+	return true
 }
 
 // suback installs the granted subscription and owes the retained messages
@@ -351,7 +375,13 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		return
 	}
 	for t, ret := range s.retained {
-		if !Matches(req.Filter, t) || ret.msg < 0 {
+		if !Matches(req.Filter, t) {
+			continue
+		}
+		if s.doubtful(t) {
+			r.loosen(t)
+		}
+		if ret.msg < 0 {
 			continue
 		}
 		ci := r.copyOf(routeKey{msg: ret.msg, topic: topicKey(ret.msg, t)})
@@ -446,7 +476,7 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 	p := &e.Packet
 	msg := s.x.ev[i].msg
 	if p.Retain {
-		s.storeRetained(i, from, msg, e)
+		s.storeRetained(i, from, msg, e, owed)
 	}
 	s.routed.set(routeKey{msg: msg, topic: topicKey(msg, p.Topic)}, int32(i))
 	for _, c := range s.judged {
@@ -505,17 +535,27 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 }
 
 // storeRetained applies a retained PUBLISH to the topic's retained message:
-// an empty payload clears it [MQTT-3.3.1-6].
-func (s *routeState) storeRetained(i int, from, msg int32, e *Event) {
+// an empty payload clears it [MQTT-3.3.1-6]. A QoS 2 resend that may be a
+// duplicate (sure false: a broker crash took the pass's record of its
+// packet id) leaves the topic in doubt: a broker that kept the id must not
+// apply it again [MQTT-4.3.3-10], one that lost it takes it as new.
+func (s *routeState) storeRetained(i int, from, msg int32, e *Event, sure bool) {
 	p := &e.Packet
+	old := s.retained[p.Topic]
+	// Either way the same: it clears a cleared topic, or stores again the
+	// message the topic holds (with no expiry its time would move).
+	same := old != nil && !old.doubt && (old.msg == msg && msg != 0 && p.Expiry == 0 || old.msg < 0 && p.Payload == "")
 	if p.Payload == "" {
-		if r := s.retained[p.Topic]; r != nil {
-			*r = routeRetained{msg: -1, step: int32(i)}
+		if old != nil {
+			*old = routeRetained{msg: -1, step: int32(i)}
 		}
 	} else {
 		s.retained[p.Topic] = &routeRetained{msg: msg, payload: p.Payload, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
 	}
 	r := s.retained[p.Topic]
+	if r != nil && !sure && !same {
+		r.doubt = true
+	}
 	switch {
 	case r == nil:
 	case p.QoS > 0:
@@ -609,7 +649,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 	case cp == nil && !p.Retain:
 		s.judgeUnmatched(i, k, e)
 	case cp == nil:
-		if !s.doubtful(p.Topic) {
+		if !s.doubtful(p.Topic) && !r.takeLoose(p.Topic) {
 			s.add(i, s.retainedCite(p.Topic), Retained, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
 				p.Msg, p.Topic, peer)
 		}
@@ -633,7 +673,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		s.judgeExpiry(i, int(cp.routeAt), e, cp.recvAt, cp.expiry, r.v5)
 		s.judgeSubIDs(i, r, e, cp.firstAt, cp.ordinary)
 		cp.sentAt = int32(i)
-	case p.Retain && s.doubtful(p.Topic):
+	case p.Retain && (s.doubtful(p.Topic) || r.takeLoose(p.Topic)):
 		// a retained copy of a topic a crash left in doubt: not judged
 	case cp.matched:
 		s.add(i, []int{int(cp.routeAt), int(cp.sentAt)}, Overlap, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
