@@ -13,8 +13,12 @@ import (
 // [MQTT-3.3.2-5]. A copy is excused when the broker received the message
 // with a Message Expiry Interval, never sent it to the subscriber, the
 // interval ran out before the history ended, and the broker could not send
-// it for a while within the interval: the subscriber had no connection at
-// the broker at some moment of it, the broker crashed in it, or the
+// it for a while within the interval: the subscriber had no session
+// connection at the broker at some moment of it (none whose CONNECT the
+// broker accepted: it sends nothing but AUTH on a connection before its
+// CONNACK [MQTT-3.2.0-1], and a client that dies before sending CONNECT
+// leaves the broker a connection it cannot deliver on), the broker crashed
+// in it, or the
 // broker's send window to the subscriber was full at some moment of it (as
 // many QoS>0 PUBLISHes unacknowledged on the connection as the Receive
 // Maximum of the subscriber's CONNECT [MQTT-3.3.4-9]; one, for a CONNECT
@@ -25,7 +29,7 @@ import (
 type expiredOffline struct {
 	x      *index
 	end    int64              // the time of the history's last event
-	conns  map[int32][]connAt // subscriber -> the broker's ConnOpened/ConnClosed with it, in order
+	conns  map[int32][]connAt // subscriber -> the broker's accepting CONNACKs and ConnClosed with it, in order
 	full   map[int32][]span   // subscriber -> the times the broker's window to it was full
 	crashs []int64            // the broker's Crash times, in order
 }
@@ -41,8 +45,8 @@ type window struct {
 	since   int64 // when n reached limit, or -1
 }
 
-// connAt is the broker opening (open) or closing a connection with a
-// client at time at.
+// connAt is the broker accepting a client's CONNECT on a connection (open:
+// its CONNACK with reason 0) or closing a connection with it, at time at.
 type connAt struct {
 	at   int64
 	open bool
@@ -65,8 +69,8 @@ func newExpiredOffline(x *index) *expiredOffline {
 			continue
 		}
 		switch k.kind {
-		case ConnOpened, ConnClosed:
-			e.conns[d.peer] = append(e.conns[d.peer], connAt{at: ev.Time, open: k.kind == ConnOpened})
+		case ConnClosed:
+			e.conns[d.peer] = append(e.conns[d.peer], connAt{at: ev.Time})
 			e.closeWindow(d.peer, wins[d.peer], ev.Time)
 			delete(wins, d.peer)
 		case Crash:
@@ -112,16 +116,24 @@ func limitOf(rm uint16, def int) int {
 	return int(rm)
 }
 
-// windowEvent follows the broker's window to client peer: its CONNECT sets
-// the limit (limit: the Receive Maximum of the client's last CONNECT sent), the broker's QoS>0 PUBLISHes fill it, the client's acks
-// (PUBACK, PUBCOMP, PUBREC >= 0x80) empty it.
+// windowEvent follows the broker's session connection with client peer and
+// its window on it: a CONNACK accepting the client's CONNECT opens both
+// (limit: the Receive Maximum of the client's last CONNECT sent; before
+// it the broker sends nothing but AUTH [MQTT-3.2.0-1], and the old
+// connection a takeover closes [MQTT-3.1.4-3] closes before it), the
+// broker's QoS>0 PUBLISHes fill the window, the client's acks (PUBACK,
+// PUBCOMP, PUBREC >= 0x80) empty it.
 func (e *expiredOffline) windowEvent(wins map[int32]*window, peer int32, ev *Event, limit int) {
 	p := &ev.Packet
 	w := wins[peer]
 	switch {
-	case ev.Kind == Received && p.Type == CONNECT:
+	case ev.Kind == Sent && p.Type == CONNACK:
 		e.closeWindow(peer, w, ev.Time)
-		wins[peer] = &window{limit: limit, since: -1}
+		delete(wins, peer)
+		if p.Reason == 0 {
+			e.conns[peer] = append(e.conns[peer], connAt{at: ev.Time, open: true})
+			wins[peer] = &window{limit: limit, since: -1}
+		}
 	case w == nil:
 	case ev.Kind == Sent && p.Type == PUBLISH && p.QoS > 0:
 		if !w.unacked.add(p.ID) {
@@ -192,9 +204,9 @@ func (e *expiredOffline) crashed(from, to int64) bool {
 	return i < len(e.crashs) && e.crashs[i] <= to
 }
 
-// offline reports whether the broker had no connection with node at some
-// moment within [from, to]: none open at from (a broker crash closes every
-// connection), or one closed within it.
+// offline reports whether the broker had no session connection with node
+// at some moment within [from, to]: none accepted at from (a broker crash
+// closes every connection), or one closed within it.
 func (e *expiredOffline) offline(node int32, from, to int64) bool {
 	cs := e.conns[node]
 	i := sort.Search(len(cs), func(i int) bool { return cs[i].at > from })
