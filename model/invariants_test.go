@@ -463,6 +463,26 @@ func TestOrderRetainedCopy(t *testing.T) {
 	})
 }
 
+// TestOrderRetainedCopyAgain: the retained copy a SUBSCRIBE brought is
+// delivered, then a later message of the stream, then the retained copy
+// again (its QoS 1 resend after a reconnect, RETAIN=1 [MQTT-4.3.2-4]): no
+// place in the stream either. The live copy (RETAIN=0) first delivered
+// there is out of order [MQTT-4.6.0-5].
+func TestOrderRetainedCopyAgain(t *testing.T) {
+	again := func(retain bool) *hb {
+		b := base()
+		b.ev(Event{Kind: Accepted, Node: "p1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true}).accepted("p1", "m2", 1)
+		b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 1, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+		b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true})
+		b.delivered("s1", "m2", 1)
+		return b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: retain})
+	}
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "retained copy redelivered", h: again(true)},
+		{name: "live copy after the retained one, late", h: again(false), violate: true, reason: `first delivery of msg "m1"`},
+	})
+}
+
 // TestNoLossSubackUnsubackOneRead: the client reads a SUBACK and the
 // UNSUBACK of the same filter in one read, then records Subscribed and
 // Unsubscribed; the broker received the message after its UNSUBACK, so

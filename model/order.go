@@ -41,7 +41,10 @@ type orderMark struct {
 // [MQTT-4.3.2-5], routed after those received meanwhile (expiringResends).
 // A retained copy that a SUBSCRIBE brought (RETAIN=1, see retainedCopies)
 // is a new publication of an old message, sent when the subscription is
-// made [MQTT-3.3.1-9]: it takes no place in the stream.
+// made [MQTT-3.3.1-9]: it takes no place in the stream, nor do its
+// redeliveries (a RETAIN=1 delivery of a message whose retained copy the
+// subscriber already got: at QoS 1 it may come again after a reconnect
+// [MQTT-4.3.2-4], and a QoS 2 repeat is QoS2ExactlyOnce's business).
 func CheckOrder(h *History) []Violation { return checkOrder(newIndex(h)) }
 
 // orderAcc is what checkOrder knows of an accepted message.
@@ -74,6 +77,7 @@ func checkOrder(x *index) []Violation {
 	var resent map[int32]bool // built at the first late delivery
 	var copies lazyRetained   // built at the first RETAIN=1 delivery
 	firsts := newPairs[bool](x)
+	retainedGot := newPairs[bool](x) // subscriber, msg -> a retained copy of it was delivered
 	marks := map[orderKey]orderMark{}
 	shared := sharedSubscribers(x)
 	var out []Violation
@@ -85,8 +89,9 @@ func checkOrder(x *index) []Violation {
 		if firsts.get(d.node, d.msg) {
 			continue
 		}
-		if e.Retain && copies.retained(x, d.node, d.msg, int32(i), e.Topic) {
-			continue // a retained copy a SUBSCRIBE brought: no place in the stream [MQTT-3.3.1-9]
+		if e.Retain && (retainedGot.get(d.node, d.msg) || copies.retained(x, d.node, d.msg, int32(i), e.Topic)) {
+			retainedGot.set(d.node, d.msg, true)
+			continue // a retained copy a SUBSCRIBE brought, or it again: no place in the stream [MQTT-3.3.1-9] [MQTT-4.3.2-4]
 		}
 		firsts.set(d.node, d.msg, true)
 		if e.QoS == 0 {
@@ -117,6 +122,7 @@ func checkOrder(x *index) []Violation {
 		marks[k] = orderMark{index: a.index, msg: d.msg, step: int32(i)}
 	}
 	releasePairs(x, &firsts)
+	releasePairs(x, &retainedGot)
 	if x.sc != nil {
 		x.sc.orderAccs = accepted
 	}
