@@ -225,11 +225,19 @@ func (b *Broker) send(c *brokerConn, p packet.Packet) bool {
 // Expiry Interval). On a connection with a table of topic aliases the
 // PUBLISH carries one (broker_alias_out.go).
 func (b *Broker) sendPub(c *brokerConn, p *packet.Publish, checked bool) bool {
+	if b.pol.Mutations&MutMaxSizeEstimate != 0 && c.maxOut > 0 && len(p.Topic)+len(p.Payload)+maxSizeAllowance > int(c.maxOut) {
+		return false // the mutant's guess, not the encoded size [MQTT-3.1.2-25]
+	}
 	if c.aliasOut != nil {
 		return b.sendPubAliased(c, p, checked)
 	}
 	return b.sendPubPlain(c, p, checked)
 }
+
+// maxSizeAllowance is what MutMaxSizeEstimate allows for a PUBLISH's
+// header and properties besides its topic and payload, instead of
+// measuring the encoded packet.
+const maxSizeAllowance = 64
 
 // sendPubPlain is sendPub for p as it is.
 func (b *Broker) sendPubPlain(c *brokerConn, p *packet.Publish, checked bool) bool {

@@ -514,7 +514,8 @@ func (w *bsWorld) configure(args []string) error {
 				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
 				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry,
 				"subidsfirstonly":        MutSubIDsFirstOnly,
-				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained}[v]
+				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained,
+				"maxsizeestimate": MutMaxSizeEstimate}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":
@@ -567,7 +568,7 @@ func (w *bsWorld) checkStats(args []string) error {
 		"connections": uint64(st.Connections), "sessions": uint64(st.Sessions), "retained": uint64(st.Retained),
 		"inflight": uint64(st.Inflight), "queued": uint64(st.Queued), "in": st.PublishesIn, "out": st.PublishesOut,
 		"droppedoldest": st.DroppedOldest, "droppednewest": st.DroppedNewest, "droppedqos0": st.DroppedQoS0,
-		"expired": st.Expired, "wills": st.Wills, "droppedexpired": st.DroppedExpired,
+		"expired": st.Expired, "wills": st.Wills, "droppedexpired": st.DroppedExpired, "droppedsize": st.DroppedSize,
 	}
 	for _, a := range args {
 		k, v, _ := strings.Cut(a, "=")

@@ -43,6 +43,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutSubIDsFirstOnly.String(), "subids-first-only"},
 		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
 		{MutVolatileRetained.String(), "volatile-retained"},
+		{MutMaxSizeEstimate.String(), "max-size-estimate"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -51,8 +52,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutVolatileRetained != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutVolatileRetained))
+	if MutMaxSizeEstimate != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutMaxSizeEstimate))
 	}
 }
 

@@ -98,6 +98,10 @@ type Packet struct {
 	Opts      uint8
 	KeepAlive uint16 // CONNECT: Keep Alive in seconds; CONNACK: Server Keep Alive (0 when absent)
 	MaxSize   uint32 // CONNECT: the v5 Maximum Packet Size the client accepts (0 when absent: no limit)
+	// Size: a PUBLISH's encoded size on the wire in bytes, fixed header
+	// included (MQTT 5.0 §3.1.2.11.4: what a Maximum Packet Size bounds);
+	// 0 when not recorded.
+	Size uint32
 	// TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias
 	// Maximum; 0 when absent. A PUBLISH that names its topic by the alias
 	// alone has an empty Topic.

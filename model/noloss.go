@@ -57,7 +57,9 @@ type accepted struct {
 // Local may be set). A Session Present=0 answer to Clean Start=0 does not
 // excuse anything: the broker lost the session. A copy whose Message Expiry
 // Interval ran out unsent while the subscriber was away or the broker down
-// is not owed [MQTT-3.3.2-5] (lossexpiry.go).
+// is not owed [MQTT-3.3.2-5] (lossexpiry.go), nor one too large for the
+// subscriber's Maximum Packet Size, which the broker discards as if sent
+// [MQTT-3.1.2-25] (packetsize.go): only that one; a copy that fits is owed.
 //
 // Loss is only judged at the end of a history whose liveness phase ran
 // (LivenessStart present); a violation is reported at the message's Accepted
@@ -80,6 +82,7 @@ func checkNoLoss(x *index) []Violation {
 	}
 	match := newMatchMemo(scan.filters, x.topics, !x.sparse)
 	var expired *expiredOffline // built on the first candidate loss
+	var limits *sizeLimits      // ... and so
 	var out []Violation
 	for j := range msgs {
 		m := &msgs[j]
@@ -98,6 +101,12 @@ func checkNoLoss(x *index) []Violation {
 			}
 			if expired.excused(m, s.node, scan.firstSent.get(s.node, m.msg) != 0) {
 				continue // its Message Expiry ran out before the broker could send it [MQTT-3.3.2-5]
+			}
+			if limits == nil {
+				limits = newSizeLimits(x)
+			}
+			if limits.excused(m, s.node) {
+				continue // too large for the subscriber's Maximum Packet Size: dropped as if sent [MQTT-3.1.2-25]
 			}
 			node := x.nodes[s.node]
 			out = append(out, NewViolation(NoLoss, int(m.step), node,

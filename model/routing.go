@@ -61,12 +61,12 @@ type routeClient struct {
 	// topic's) is not judged, even once a later PUBLISH settled the topic.
 	loose     map[string]int32
 	v5        bool
-	maxSize   uint32 // the Maximum Packet Size of its last CONNECT (0: none)
-	connected bool   // the broker holds a connection of the client (CONNACK sent, not closed)
-	connStep  int32  // the CONNACK of that connection
-	connAt    int64  // ... and its time
-	judgedBy  bool   // subscribed at some point (listed in routeState.judged)
-	hasIDs    bool   // some SUBSCRIBE of it carried a Subscription Identifier
+	limit     sizeLimit // the Maximum Packet Size (and Topic Alias Maximum) of its last CONNECT
+	connected bool      // the broker holds a connection of the client (CONNACK sent, not closed)
+	connStep  int32     // the CONNACK of that connection
+	connAt    int64     // ... and its time
+	judgedBy  bool      // subscribed at some point (listed in routeState.judged)
+	hasIDs    bool      // some SUBSCRIBE of it carried a Subscription Identifier
 	// cleanPending: the broker received a Clean Start CONNECT of it and has
 	// not answered yet; a crash then leaves its session in doubt.
 	cleanPending bool
@@ -113,8 +113,8 @@ type routeCopy struct {
 // routeRetained is the retained message of a topic.
 type routeRetained struct {
 	msg     int32
-	payload string
-	step    int32 // the broker's Received PUBLISH that stored it (or cleared it)
+	app     appMsg // what a copy of it carries (packetsize.go)
+	step    int32  // the broker's Received PUBLISH that stored it (or cleared it)
 	qos     uint8
 	at      int64
 	expiry  uint32
@@ -136,13 +136,14 @@ type routeState struct {
 	willTopics map[string]bool
 	wills      willState
 	unsynced   []*routeRetained // QoS 0 retained messages of the broker's current step
+	limits     *sizeLimits      // what each client announced (packetsize.go)
 	out        []Violation
 }
 
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
-		routed: newKeyTab(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
+		routed: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
 	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
@@ -219,7 +220,7 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 		s.willDisconnect(c, e)
 	case CONNECT:
 		s.willConnect(i, c, e)
-		s.clients[c].maxSize, s.clients[c].cleanPending = p.MaxSize, p.Clean
+		s.clients[c].limit, s.clients[c].cleanPending = s.limits.limitOf(c, p), p.Clean
 		if p.Will && p.Retain {
 			// The broker may store this will as the topic's retained message
 			// whenever it publishes it: the topic is not judged from here on.
@@ -389,7 +390,7 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
 		cp.owed++
 		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry
-		cp.must = !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.tooLarge(&Packet{Topic: t, Payload: ret.payload})
+		cp.must = !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.limit.tooLarge(ret.app, min(ret.qos, p.Reason))
 		if cp.must {
 			r.owed = append(r.owed, ci)
 		}
@@ -430,16 +431,12 @@ func (t *keyTab) reset() {
 	clear(t.byTopic)
 }
 
-// publishOverhead bounds what a forwarded PUBLISH adds to its topic and
-// payload: fixed header, lengths, packet id and the properties the broker
-// sets (Message Expiry Interval, Topic Alias).
-const publishOverhead = 64
-
-// tooLarge reports whether a copy of p may exceed the client's Maximum
-// Packet Size: the broker then drops it as if sent [MQTT-3.1.2-25], and
-// nothing is owed.
-func (r *routeClient) tooLarge(p *Packet) bool {
-	return r.maxSize > 0 && len(p.Topic)+len(p.Payload)+publishOverhead > int(r.maxSize)
+// tooLarge reports whether a QoS qos copy of the PUBLISH the broker
+// received at step i may exceed the client's Maximum Packet Size: the broker
+// then drops it as if sent [MQTT-3.1.2-25], and nothing is owed
+// (packetsize.go).
+func (s *routeState) tooLarge(r *routeClient, i int, qos uint8) bool {
+	return r.limit.max > 0 && r.limit.tooLarge(appOf(&s.x.orig.Events[i].Packet, s.x.h.Events[i].Packet.Topic), qos)
 }
 
 // topicKey is the topic part of a routeKey: the topic for a message
@@ -522,7 +519,7 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 		cp.live += int32(groups)
 		if matched {
 			cp.live++
-			if owed && !r.tooLarge(p) {
+			if owed && !s.tooLarge(r, i, min(p.QoS, hi)) {
 				cp.fresh++ // a group's copy may go to another member: not owed here
 			}
 		}
@@ -550,7 +547,7 @@ func (s *routeState) storeRetained(i int, from, msg int32, e *Event, sure bool) 
 			*old = routeRetained{msg: -1, step: int32(i)}
 		}
 	} else {
-		s.retained[p.Topic] = &routeRetained{msg: msg, payload: p.Payload, step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
+		s.retained[p.Topic] = &routeRetained{msg: msg, app: appOf(&s.x.orig.Events[i].Packet, p.Topic), step: int32(i), qos: p.QoS, at: e.Time, expiry: p.Expiry}
 	}
 	r := s.retained[p.Topic]
 	if r != nil && !sure && !same {

@@ -25,9 +25,12 @@ func (b *rb) xfer(from, to string, p Packet) *rb {
 }
 
 // conn connects node (v5 unless v3) with Session Present sp.
-func (b *rb) conn(node string, sp bool) *rb {
+func (b *rb) conn(node string, sp bool) *rb { return b.connMax(node, sp, 0) }
+
+// connMax is conn with a CONNECT announcing Maximum Packet Size max.
+func (b *rb) connMax(node string, sp bool, max uint32) *rb {
 	b.add(Event{Kind: ConnOpened, Node: node, Peer: BrokerNode}).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: node})
-	b.xfer(node, BrokerNode, Packet{Type: CONNECT})
+	b.xfer(node, BrokerNode, Packet{Type: CONNECT, MaxSize: max})
 	b.xfer(BrokerNode, node, Packet{Type: CONNACK, Sessions: sp})
 	return b.add(Event{Kind: Connected, Node: node, Peer: BrokerNode, SessionPresent: sp, HadState: sp, Version: 5})
 }
@@ -145,7 +148,9 @@ func TestRetained(t *testing.T) {
 			pub("r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 1, true, 0), false, ""},
 		{"kept over a broker restart", stored().add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).
 			conn("s2", false).sub("s2", 1, "t/#", 1, 1, 0).liveness(), true, "never sent"},
-		{"retained too large for the subscriber", stored().xfer("s2", BrokerNode, Packet{Type: CONNECT, MaxSize: 40}).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
+		// A QoS 1 copy of "r1" on t/r is 12 bytes [MQTT-3.1.2-25].
+		{"retained too large for the subscriber", stored().xfer("s2", BrokerNode, Packet{Type: CONNECT, MaxSize: 11}).sub("s2", 1, "t/#", 1, 1, 0).liveness(), false, ""},
+		{"retained just fits the subscriber", stored().xfer("s2", BrokerNode, Packet{Type: CONNECT, MaxSize: 12}).sub("s2", 1, "t/#", 1, 1, 0).liveness(), true, "never sent"},
 		{"retained will topic", stored().xfer("s3", BrokerNode, Packet{Type: CONNECT, Will: true, Retain: true, Topic: "t/r", Msg: "w", Payload: "w"}).
 			sub("s2", 1, "t/#", 1, 1, 0).fwd("s2", "w", "t/r", 1, true, 0), false, ""},
 		{"an earlier message's ack settles no later one", subbed(1).
@@ -253,8 +258,9 @@ func TestFlowResume(t *testing.T) {
 		{"expiring", subbed(1).pub("m1", "t/a", 1, false, 30).liveness(), false, ""},
 		{"first send unrecorded, resend seen", subbed(1).pub("m1", "t/a", 1, false, 0).
 			xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"}).liveness(), false, ""},
-		{"too large for the subscriber", newRB().xfer("s1", BrokerNode, Packet{Type: CONNECT, MaxSize: 40}).sub("s1", 1, "t/#", 1, 1, 0).
-			conn("p1", false).pub("m1", "t/a", 1, false, 0).add(Event{Kind: Sent, Node: BrokerNode, Peer: "s1", Packet: Packet{Type: CONNACK}}).liveness(), false, ""},
+		// A QoS 1 copy of "m1" on t/a is 12 bytes [MQTT-3.1.2-25].
+		{"too large for the subscriber", newRB().connMax("s1", false, 11).sub("s1", 1, "t/#", 1, 1, 0).conn("p1", false).pub("m1", "t/a", 1, false, 0).liveness(), false, ""},
+		{"just fits the subscriber", newRB().connMax("s1", false, 12).sub("s1", 1, "t/#", 1, 1, 0).conn("p1", false).pub("m1", "t/a", 1, false, 0).liveness(), true, "parked for good"},
 		{"empty payloads share an entry", subbed(1).pub("", "t/a", 1, false, 0).liveness(), false, ""},
 		{"QoS 2 resent to the broker", subbed(2).pub("m1", "t/a", 2, false, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0).liveness(), false, ""},
 	})

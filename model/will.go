@@ -224,7 +224,7 @@ func (s *routeState) willsUnpublished() {
 func (s *routeState) willWitness(a *willArm, p *Packet) int32 {
 	for _, c := range s.judged {
 		r := &s.clients[c]
-		if c == a.client || r.unknown || !r.connected || r.connAt >= a.armAt || r.tooLarge(p) {
+		if c == a.client || r.unknown || !r.connected || r.connAt >= a.armAt || r.limit.tooLarge(willApp(p), p.QoS) {
 			continue
 		}
 		for f, sub := range r.subs {
@@ -234,4 +234,11 @@ func (s *routeState) willWitness(a *willArm, p *Packet) int32 {
 		}
 	}
 	return -1
+}
+
+// willApp is what a copy of will p carries as far as the history tells:
+// the will's properties are not recorded, so a Message Expiry Interval is
+// counted in case (a copy that may be too large is not owed).
+func willApp(p *Packet) appMsg {
+	return appMsg{topic: len(p.Topic), payload: len(p.Payload), expiry: true}
 }

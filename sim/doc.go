@@ -83,7 +83,9 @@
 // also configure the broker's windows ("node broker rm=2"); each will
 // message is named "<client>-w<n>" per Connect (the Sent CONNECT's Msg).
 // A padded payload is the message id, a space and padding: the history
-// records the id.
+// records the id, and with every PUBLISH its encoded size on the wire
+// (model.Packet.Size), which the model weighs against a subscriber's
+// Maximum Packet Size.
 //
 // # A run
 //

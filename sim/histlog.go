@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -86,7 +87,7 @@ func (w *World) intern(b []byte) string { return w.strs.strs[w.internID(b)] }
 type cpacket struct {
 	topic, msg, payload, filter uint32
 	expiry                      uint32 // Expiry
-	size                        uint32 // MaxSize
+	size                        uint32 // a CONNECT's MaxSize, a PUBLISH's Size (its encoded size)
 	id                          uint16
 	alias                       uint16 // TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum
 	subids                      uint32 // SubIDs: the string id of their bytes (subIDsID)
@@ -258,7 +259,12 @@ func (r *hrec) fill(e *model.Event, t *strTable) {
 	q.Type, q.ID, q.QoS, q.Reason = p.typ, p.id, p.qos, p.reason
 	q.Dup, q.Retain = p.flags&pktDup != 0, p.flags&pktRetain != 0
 	q.Sessions, q.Clean, q.Will = p.flags&pktSessions != 0, p.flags&pktClean != 0, p.flags&pktWill != 0
-	q.Expiry, q.ExpirySet, q.MaxSize = p.expiry, p.flags&pktExpirySet != 0, p.size
+	q.Expiry, q.ExpirySet = p.expiry, p.flags&pktExpirySet != 0
+	if p.typ == uint8(packet.PUBLISH) {
+		q.Size = p.size
+	} else {
+		q.MaxSize = p.size
+	}
 	q.TopicAlias = p.alias
 	if p.subids != 0 {
 		q.SubIDs = subIDsOf(t.strs[p.subids])
@@ -296,12 +302,14 @@ func setStr(dst *string, t *strTable, id uint32) {
 // build one) is kept whole in the log's spill list, s[0] its index. So is a
 // packet with an Expiry (a PUBLISH's Message Expiry or a CONNECT's Session
 // Expiry, which only some workloads set) or a CONNECT's Maximum Packet
-// Size: the record has no room for them.
+// Size: the record has no room for them. A PUBLISH's Size below 64 KiB
+// fits in psize (the two bytes the layout had spare).
 type crec struct {
 	time                int64
 	node, peer          uint32
 	s                   [4]uint32
 	pid, receiveMax     uint16
+	psize               uint16 // a PUBLISH's Size
 	ptyp, pqos, preason uint8
 	pflags              uint8
 	kind                model.Kind
@@ -338,9 +346,12 @@ func (l *histLog) pack(r *hrec) crec {
 	c := crec{time: r.time, node: r.node, peer: r.peer, pid: p.id, receiveMax: r.receiveMax,
 		ptyp: p.typ, pqos: p.qos, preason: p.reason, pflags: p.flags,
 		kind: r.kind, qos: r.qos, version: r.version, point: r.point, flags: r.flags}
+	if p.typ == uint8(packet.PUBLISH) && p.size <= math.MaxUint16 {
+		c.psize = uint16(p.size)
+	}
 	packetStrs := p.topic|p.msg|p.payload|p.filter != 0
 	switch {
-	case p.expiry != 0 || p.size != 0 || p.alias != 0 || p.subids != 0: // crec has no room for them
+	case p.expiry != 0 || p.size != uint32(c.psize) || p.alias != 0 || p.subids != 0: // crec has no room for them
 		c.layout, c.s[0] = laySpill, uint32(len(l.spill))
 		l.spill = append(l.spill, *r)
 	case !packetStrs:
@@ -363,7 +374,7 @@ func (l *histLog) unpack(c *crec) hrec {
 	}
 	r := hrec{time: c.time, node: c.node, peer: c.peer, receiveMax: c.receiveMax,
 		kind: c.kind, qos: c.qos, version: c.version, point: c.point, flags: c.flags,
-		pkt: cpacket{id: c.pid, typ: c.ptyp, qos: c.pqos, reason: c.preason, flags: c.pflags}}
+		pkt: cpacket{id: c.pid, typ: c.ptyp, qos: c.pqos, reason: c.preason, flags: c.pflags, size: uint32(c.psize)}}
 	if c.layout == layEvent {
 		r.msg, r.topic, r.filter, r.reason = c.s[0], c.s[1], c.s[2], c.s[3]
 		return r

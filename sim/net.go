@@ -290,6 +290,9 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	}
 	wp := w.wirePacket(n, c, &a) // what the bytes say, not the engine's claim
 	pkt := w.compactPacket(wp)
+	if pkt.typ == uint8(packet.PUBLISH) {
+		pkt.size = uint32(len(a.Data)) // what a Maximum Packet Size bounds [MQTT-3.1.2-25]
+	}
 	if ca, ok := wp.(*packet.Connack); ok {
 		c.rm = receiveMax(ca)
 	}
