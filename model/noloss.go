@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // sub is one persistent QoS>=1 subscription of the history, from the step
 // the broker installed it to the step it stopped (see collectSubs).
@@ -51,7 +54,10 @@ type accepted struct {
 // not started to send (it "MAY continue to deliver any existing messages
 // buffered", but MUST complete the QoS 1/2 deliveries it started
 // [MQTT-3.10.4-3]); a clean start excuses all (the session is discarded
-// [MQTT-3.1.2-4]). A message stops counting when its publisher connects with
+// [MQTT-3.1.2-4]). An UNSUBSCRIBE, or a SUBSCRIBE at QoS 0, that the broker
+// received and had not acknowledged when it crashed may have taken effect:
+// it ends the subscription there as if acknowledged, since nothing resends
+// it (see subScan.unacked). A message stops counting when its publisher connects with
 // Clean Start=1 before it is acknowledged (the spec lets the session go). A
 // publisher's own subscriptions are not required to get its messages (No
 // Local may be set). A Session Present=0 answer to Clean Start=0 does not
@@ -254,10 +260,11 @@ type liveKey struct {
 	filter string
 }
 
-// request is a SUBSCRIBE or UNSUBSCRIBE the broker received.
+// request is a SUBSCRIBE or UNSUBSCRIBE the broker received at step.
 type request struct {
 	typ, qos uint8
 	filter   string
+	step     int
 }
 
 // clientAck is the id of the last SUBACK/UNSUBACK a client received.
@@ -276,6 +283,7 @@ type subScan struct {
 	persistent []bool             // node -> Persistent of its latest (at first: its first) Subscribed event
 	req        map[nodeID]request // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
+	open       []nodeID           // requests in req the broker has not acknowledged yet, in the order received
 	clientAck  [][2]clientAck     // client -> its last SUBACK and its last UNSUBACK received
 	firstSent  pairs[int32]       // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
 }
@@ -289,7 +297,9 @@ type subScan struct {
 // client's Subscribed/Unsubscribed event, dated back to the broker's ack of
 // the same packet id. A SUBSCRIBE of a filter the client already holds
 // replaces that subscription [MQTT-3.8.4-3], at whatever QoS: a downgrade to
-// QoS 0 ends the QoS>=1 one. Whether the client's session is persistent is
+// QoS 0 ends the QoS>=1 one. A request the broker received and had not
+// acknowledged when it crashed may or may not have taken effect (see
+// unacked). Whether the client's session is persistent is
 // read from its Subscribed events. A clean start (the broker's Received
 // CONNECT with Clean Start, or a Connected event with CleanStart) ends every
 // subscription of the client.
@@ -318,7 +328,7 @@ func collectSubs(x *index) *subScan {
 
 // subEvents are the events subScan.step reads.
 var subEvents = eventSet{
-	kinds:    kindBits(Subscribed, Unsubscribed, Connected),
+	kinds:    kindBits(Subscribed, Unsubscribed, Connected, Crash),
 	sent:     typeBits(SUBACK, UNSUBACK, PUBLISH),
 	received: typeBits(SUBSCRIBE, UNSUBSCRIBE, CONNECT, SUBACK, UNSUBACK),
 }.codes()
@@ -329,7 +339,11 @@ func (s *subScan) step(i int, e *Event) {
 	case e.Kind == Received && d.node == brokerID:
 		switch p.Type {
 		case SUBSCRIBE, UNSUBSCRIBE:
-			s.req[nodeID{d.peer, p.ID}] = request{typ: p.Type, qos: p.QoS, filter: p.Filter}
+			k := nodeID{d.peer, p.ID}
+			s.req[k] = request{typ: p.Type, qos: p.QoS, filter: p.Filter, step: i}
+			if !slices.Contains(s.open, k) {
+				s.open = append(s.open, k)
+			}
 		case CONNECT:
 			if p.Clean {
 				s.endAll(d.peer, i)
@@ -339,6 +353,7 @@ func (s *subScan) step(i int, e *Event) {
 		s.brokerSent(i, e, d)
 	case e.Kind == Received && (p.Type == SUBACK || p.Type == UNSUBACK):
 		s.clientAck[d.node][b2i(p.Type == UNSUBACK)] = clientAck{id: p.ID, ok: true}
+		s.acked(nodeID{d.node, p.ID}) // (a recorder that missed the broker's send)
 	case e.Kind == Subscribed:
 		s.persistent[d.node] = e.Persistent
 		if at, ok := s.ackOf(e, d.node, i, SUBSCRIBE); ok {
@@ -350,7 +365,42 @@ func (s *subScan) step(i int, e *Event) {
 		}
 	case e.Kind == Connected && e.CleanStart:
 		s.endAll(d.node, i)
+	case e.Kind == Crash && d.node == brokerID:
+		s.unacked()
 	}
+}
+
+// acked: the request k is acknowledged, no longer open.
+func (s *subScan) acked(k nodeID) {
+	if j := slices.Index(s.open, k); j >= 0 {
+		s.open = slices.Delete(s.open, j, j+1)
+	}
+}
+
+// unacked: the broker crashed holding requests it had not acknowledged.
+// Each may or may not have taken effect, and the client, which got no
+// SUBACK/UNSUBACK, does not resend it on reconnect (MQTT 5.0 §4.4: only
+// PUBLISH and PUBREL are resent [MQTT-4.4.0-1]), so the subscription stays
+// in doubt until the client's next request for the filter is acknowledged.
+// What a subscription in doubt would carry is neither owed here nor
+// forbidden (the routing pass's maybe): an UNSUBSCRIBE, or a SUBSCRIBE at
+// QoS 0 of a filter held at QoS>=1, ends the QoS>=1 subscription as if it
+// took effect when the broker received it (a replacement keeps what was
+// routed before [MQTT-3.8.4-3], an unsubscription what the broker had
+// started to send [MQTT-3.10.4-3]); a SUBSCRIBE at QoS>=1 is not installed
+// (it is owed nothing before its SUBACK), and leaves a QoS>=1 one in place.
+func (s *subScan) unacked() {
+	for _, k := range s.open {
+		r := s.req[k]
+		switch {
+		case r.filter == "":
+		case r.typ == UNSUBSCRIBE:
+			s.end(k.node, r.filter, r.step, endUnsub)
+		case r.qos == 0:
+			s.end(k.node, r.filter, r.step, endReplaced)
+		}
+	}
+	s.open = s.open[:0]
 }
 
 // brokerSent follows the broker's SUBACK, UNSUBACK and PUBLISH packets.
@@ -360,6 +410,7 @@ func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 	switch p.Type {
 	case SUBACK, UNSUBACK:
 		s.brokerAck[k] = i
+		s.acked(k)
 		r, ok := s.req[k]
 		if !ok || r.filter == "" {
 			return

@@ -383,3 +383,36 @@ func TestExpiryDoubts(t *testing.T) {
 		}
 	}
 }
+
+// crashed is the broker crashing (after its step's action) and restarting,
+// and s1 and p1 reconnecting to their kept sessions.
+func (b *rb) crashed() *rb {
+	b.add(Event{Kind: Crash, Node: BrokerNode, Point: CrashAfterAction}).add(Event{Kind: Restart, Node: BrokerNode})
+	return b.conn("s1", true).conn("p1", true)
+}
+
+// TestRoutingUnackedRequest: a SUBSCRIBE or UNSUBSCRIBE the broker received
+// and did not acknowledge before it crashed may or may not have taken
+// effect, and no one resends it (MQTT 5.0 §4.4): a copy on its filter is
+// allowed at the QoS either state grants, until the client's next request
+// of the filter is acknowledged.
+func TestRoutingUnackedRequest(t *testing.T) {
+	unsubLost := func() *rb {
+		return subbed(1).xfer("s1", BrokerNode, Packet{Type: UNSUBSCRIBE, ID: 2, Filter: "t/#"}).crashed()
+	}
+	resubLost := func(q uint8) *rb {
+		return subbed(1).xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, Filter: "t/#", QoS: q}).crashed()
+	}
+	newSubLost := newRB().conn("s1", false).conn("p1", false).xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 1, Filter: "t/#", QoS: 1}).crashed()
+	runRB(t, Unsubscribe, []rbCase{
+		{"UNSUBACK lost to a crash: a later copy allowed", unsubLost().pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"... until an acked UNSUBSCRIBE", unsubLost().unsub("s1", 3, "t/#").pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "[MQTT-3.10.4-2]"},
+		{"SUBACK of a new filter lost to a crash: a copy allowed", newSubLost.pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+	})
+	runRB(t, GrantedQoS, []rbCase{
+		{"re-SUBSCRIBE at QoS 0 lost to a crash: QoS 1 allowed", resubLost(0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), false, ""},
+		{"... and QoS 0", resubLost(0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 0, false, 0), false, ""},
+		{"... not QoS 2", resubLost(0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 2, false, 0), true, "[MQTT-3.8.4-8]"},
+		{"... until an acked one at QoS 0", resubLost(0).sub("s1", 3, "t/#", 0, 0, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "[MQTT-3.8.4-8]"},
+	})
+}

@@ -191,6 +191,15 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 			// reaches the client.
 			o.unsubscribed(w, c.client, w.strs.strs[p.filter])
 		}
+	case packet.SUBSCRIBE:
+		if side == sideBroker && p.filter != 0 && p.qos == 0 && w.scen.Name == SwarmScenario {
+			// A QoS 0 SUBSCRIBE replaces the filter's QoS>=1 subscription
+			// [MQTT-3.8.4-3] even if the SUBACK never reaches the client:
+			// a QoS 1 or 2 message the broker routes from here on goes at
+			// QoS 0 [MQTT-3.8.4-8], which a broker need not queue for a
+			// client away, so nothing is owed on the filter any more.
+			o.unsubscribed(w, c.client, w.strs.strs[p.filter])
+		}
 	case packet.CONNACK:
 		w.nodes[c.client].app.rm = c.rm
 		if side == sideClient && !p.sessions() && p.reason == 0 {
