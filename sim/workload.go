@@ -247,9 +247,6 @@ func b2i(b bool) int {
 //   - payload: a message dropped for a subscriber's Maximum Packet Size
 //     counts as lost [MQTT-3.1.2-25] (the history does not record a
 //     PUBLISH's size);
-//   - unsub: a broker that crashes after taking an UNSUBSCRIBE or SUBSCRIBE
-//     into effect and before acknowledging it leaves a history the
-//     subscription checks misread (9 of 6,000 seeds);
 //   - retained, clear and msgexpiry: the model learned to tell a retained
 //     copy from a duplicate, not to judge a message without an id, and not
 //     to owe a copy that expired while it could not be sent (0 failing of
@@ -263,7 +260,13 @@ func b2i(b bool) int {
 //   - wrap, for memory: a wrapping seed's history holds about a million
 //     events, and a campaign worker keeps that room (simrun ran at 3.7 GB
 //     RSS after one); pin wrap=on or draw to wrap packet ids.
+//
+// unsub is drawn: with it drawn, 12,000 seeds of the default campaign
+// showed no failing seed (simrun campaign -seeds 6000 -workload unsub=draw,
+// and -start 6000), once the model took a request a broker crash left
+// unacknowledged as in doubt and the simulator a QoS 0 resubscription at
+// the broker as ending what the filter owed.
 func DefaultWorkload() Workload {
-	w, _ := ParseWorkload("unsub=off,retained=off,clear=off,msgexpiry=off,payload=off,wrap=off,shared=off,subids=off")
+	w, _ := ParseWorkload("retained=off,clear=off,msgexpiry=off,payload=off,wrap=off,shared=off,subids=off")
 	return w
 }
