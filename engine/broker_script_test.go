@@ -23,7 +23,7 @@ import (
 //	                            rm=N maxqueued=N queuefull=oldest|newest pubrel=answer|fail
 //	                            pubrec=answer|fail ackorder=before|after
 //	                            mut=ackbeforepersist|publishafterpubrel|resendwithoutdup|ignorereceivemax|aliasabovemax
-//	                            aliasesout=N (BrokerConfig.TopicAliasesOut)
+//	                            aliasesout=N (BrokerConfig.TopicAliasesOut) startid=N (BrokerConfig.StartPacketID)
 //	                            (must come first; the broker is built at the first other command)
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
@@ -498,6 +498,8 @@ func (w *bsWorld) configure(args []string) error {
 			w.cfg.ReceiveMaximum = uint16(n)
 		case "maxqueued":
 			w.cfg.MaxQueued = n
+		case "startid":
+			w.cfg.StartPacketID = uint16(n)
 		case "queuefull":
 			w.cfg.QueueFull = map[string]QueueFull{"oldest": DropOldest, "newest": DropNewest}[v]
 		case "pubrel":

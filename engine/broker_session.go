@@ -229,6 +229,7 @@ func (b *Broker) assignID() string {
 func (b *Broker) newSession(id string) *brokerSession {
 	s := &brokerSession{id: id} // subs is made by the first subscription (setSub)
 	s.ids.Mutations = b.pol.Mutations & MutReuseInflightID
+	s.ids.SetLast(b.cfg.StartPacketID)
 	b.sessions[id] = s
 	return s
 }

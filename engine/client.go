@@ -148,6 +148,7 @@ func NewClient(cfg ClientConfig, restored []Record) (*Client, error) {
 	c := &Client{cfg: cfg, v: cfg.Version}
 	c.acts = make([]Action, 0, stepActions)
 	c.out.init(cfg.Policy.Mutations)
+	c.out.ids.SetLast(cfg.StartPacketID)
 	c.in.init()
 	if err := c.restore(restored); err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 // The client scenario scripts in testdata/client/*.txt drive a Client with
 // events and hand-fed broker packets and compare every action it returns.
 //
-//	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 aliasmax=N mut=resend-nodup
+//	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 aliasmax=N startid=N mut=resend-nodup
 //	       will=topic:qos:retain:payload[:delay]
 //	at 10s                          set the virtual time
 //	> connect 1 [clean]             an event (see scriptEvent)
@@ -397,6 +397,9 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	if _, ok := m["rm"]; ok {
 		cfg.ReceiveMaximum = uint16(atoi(m, "rm"))
 	}
+	if _, ok := m["startid"]; ok {
+		cfg.StartPacketID = uint16(atoi(m, "startid"))
+	}
 	if v, ok := m["will"]; ok {
 		w, err := scriptWill(v)
 		if err != nil {
@@ -439,7 +442,7 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	}
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
 		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel,
-		"keep-alive-on-receive": MutKeepAliveOnReceive}
+		"keep-alive-on-receive": MutKeepAliveOnReceive, "packet-id-zero": MutPacketIDZero}
 	if v, ok := m["mut"]; ok {
 		mu, ok := mutations[v]
 		if !ok {

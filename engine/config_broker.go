@@ -49,6 +49,11 @@ type BrokerConfig struct {
 	// MaxQueued bounds each session's pending queue of QoS 1/2 messages that
 	// wait for the inflight window or for the client to come back.
 	MaxQueued int
+	// StartPacketID is where each new session's packet-id counter starts:
+	// the broker's first PUBLISH to it gets the lowest free id above it (0,
+	// the default: 1). Near 65535 it makes the counter wrap to 1 after a
+	// few messages instead of 65,535 [MQTT-2.2.1-4].
+	StartPacketID uint16
 	// QueueFull says what happens at that bound.
 	QueueFull QueueFull
 	// TopicAliasMaximum is the highest topic alias a v5 client may use

@@ -52,6 +52,12 @@ type ClientConfig struct {
 	// ConnackTimeout is how long the client waits for CONNACK after the
 	// connection opens before closing it. Must be > 0.
 	ConnackTimeout Duration
+	// StartPacketID is where the packet-id counter starts: the first id
+	// handed out is the lowest free one above it (0, the default: 1). Near
+	// 65535 it makes the counter wrap to 1 after a few packets instead of
+	// 65,535, as a test of the wrap-around wants [MQTT-2.2.1-3]. A client
+	// restored with messages in flight continues after the last of them.
+	StartPacketID uint16
 	// Will is the will message every CONNECT carries (nil: none); a
 	// Connect command's Will replaces it for that attempt.
 	Will *Will
