@@ -67,7 +67,7 @@
 //	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber, a retained copy (RETAIN=1) that a later matching SUBSCRIBE brought apart; nothing delivered that was never accepted [MQTT-4.3.3-10] [MQTT-3.3.1-9]
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
-//	PacketIDUnique  no new packet reuses an id in flight in its direction [MQTT-2.2.1-3] [MQTT-2.2.1-4]
+//	PacketIDUnique  no new packet reuses an id in flight in its direction, nor has id 0 (sent, or Refused by the engine's own codec) [MQTT-2.2.1-3] [MQTT-2.2.1-4]
 //	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2]
 //	Order           first deliveries per publisher, topic and QoS follow accepted order (a message with no id, an empty payload, is not ordered; an expiring message the broker received twice may come late [MQTT-3.3.2-5]; a retained copy a SUBSCRIBE brought takes no place [MQTT-3.3.1-9]) [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart

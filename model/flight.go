@@ -252,7 +252,7 @@ func (t *tracker) complete(s *dirState, id uint16, kind uint8) {
 // trackedEvents are the events the tracker (update) and the tracked checks
 // (observe) read: a new tracked check must read no other.
 var trackedEvents = eventSet{
-	kinds:    kindBits(ConnOpened, ConnClosed, Connected, Crash),
+	kinds:    kindBits(ConnOpened, ConnClosed, Connected, Crash, Refused),
 	allSent:  true,
 	received: typeBits(CONNACK, PUBACK, PUBCOMP, PUBREC, SUBACK, UNSUBACK),
 }.codes()

@@ -60,6 +60,16 @@ const (
 	// (the sequence chart): no check reads it; each side's ConnClosed,
 	// when it learns, is what the checks see.
 	Cut
+	// Refused: client Node's engine built a packet for a command of its
+	// app (a PUBLISH, SUBSCRIBE or UNSUBSCRIBE towards Peer) that its own
+	// codec refused to write, so the command failed and nothing reached
+	// the wire. Packet.Type and Packet.QoS say what was refused, Msg and
+	// Topic (a PUBLISH) or Filter (a SUBSCRIBE or UNSUBSCRIBE) which
+	// command; Reason is the codec's refusal, "[rule] message", naming the
+	// rule the packet broke. The simulator's commands are valid, so the
+	// packet is the engine's fault: CheckPacketIDUnique judges a refusal
+	// for its packet identifier.
+	Refused
 )
 
 // CrashPoint says where inside a step a node crashed.

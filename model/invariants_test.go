@@ -310,7 +310,21 @@ func TestInvariantPacketIDUnique(t *testing.T) {
 			sent("p1", BrokerNode, publish(1, 1, false, "m2"))},
 		{name: "SUBSCRIBE id freed by the connection's end", h: base().sent("p1", BrokerNode, pkt(SUBSCRIBE, 9)).
 			closed("p1").connect("p1", true, true).sent("p1", BrokerNode, pkt(SUBSCRIBE, 9))},
+		{name: "PUBLISH refused for id 0 (v5)", h: base().ev(refusedEv(Packet{Type: PUBLISH, QoS: 1}, "m1", "", "[MQTT-2.2.1-3] packet identifier 0 in PUBLISH")),
+			violate: true, reason: `new PUBLISH of msg "m1" to broker never sent`},
+		{name: "SUBSCRIBE refused for id 0 (3.1.1)", h: base().ev(refusedEv(Packet{Type: SUBSCRIBE, QoS: 1}, "", "t/#", "[MQTT-2.3.1-1] packet identifier 0 in SUBSCRIBE")),
+			violate: true, reason: "SUBSCRIBE of t/# to broker never sent"},
+		{name: "UNSUBSCRIBE refused for id 0", h: base().ev(refusedEv(Packet{Type: UNSUBSCRIBE}, "", "t/#", "[MQTT-2.2.1-3] packet identifier 0 in UNSUBSCRIBE")),
+			violate: true, reason: "[MQTT-2.2.1-3]"},
+		{name: "PUBLISH refused for its size", h: base().ev(refusedEv(Packet{Type: PUBLISH, QoS: 1}, "m1", "", "[MQTT-3.2.2-15] PUBLISH of 5000 bytes above the Maximum Packet Size"))},
+		{name: "QoS 0 PUBLISH refusal is not an id's", h: base().ev(refusedEv(Packet{Type: PUBLISH}, "m1", "", "[MQTT-2.2.1-3] packet identifier 0 in PUBLISH"))},
 	})
+}
+
+// refusedEv is p1's Refused event of packet p (a PUBLISH of msg, or a
+// SUBSCRIBE or UNSUBSCRIBE of filter) with the codec's refusal reason.
+func refusedEv(p Packet, msg, filter, reason string) Event {
+	return Event{Kind: Refused, Node: "p1", Peer: BrokerNode, Packet: p, Msg: msg, Filter: filter, QoS: p.QoS, Reason: reason}
 }
 
 func TestInvariantSendQuota(t *testing.T) {

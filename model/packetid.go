@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // CheckPacketIDUnique checks invariant 5: a new PUBLISH (QoS>0, DUP=0),
 // SUBSCRIBE or UNSUBSCRIBE must carry a non-zero id that is not in flight in
@@ -11,18 +14,55 @@ import "fmt"
 // CONNACK with Session Present=0 frees all of its sender's ids; SUBSCRIBE and
 // UNSUBSCRIBE ids are freed when the connection ends. A PUBLISH that repeats
 // the in-flight message on its id is a resend, judged by CheckRetransmit.
+// A Refused event whose codec refusal cites the packet-id rule (the engine
+// gave the packet id 0 and its own codec would not write it) is a violation
+// too: the bug a codec without that check puts on the wire.
 func CheckPacketIDUnique(h *History) []Violation { return runTracked(newIndex(h), &packetIDCheck{}) }
 
 // packetIDCheck is CheckPacketIDUnique's state.
 type packetIDCheck struct{ out []Violation }
 
 func (c *packetIDCheck) observe(t *tracker, i int, e *Event) {
-	if e.Kind != Sent {
-		return
+	switch e.Kind {
+	case Sent:
+		if r, since := judgeNewID(t, i, e); r != "" {
+			c.out = append(c.out, NewViolation(PacketIDUnique, i, e.Node, r, since))
+		}
+	case Refused:
+		if r := judgeRefusedID(e); r != "" {
+			c.out = append(c.out, NewViolation(PacketIDUnique, i, e.Node, r, -1))
+		}
 	}
-	if r, since := judgeNewID(t, i, e); r != "" {
-		c.out = append(c.out, NewViolation(PacketIDUnique, i, e.Node, r, since))
+}
+
+// idRules are the rules a codec cites when it refuses a PUBLISH (QoS>0),
+// SUBSCRIBE or UNSUBSCRIBE for its packet identifier 0: v5 [MQTT-2.2.1-3],
+// v3.1.1 [MQTT-2.3.1-1].
+var idRules = []string{"[MQTT-2.2.1-3]", "[MQTT-2.3.1-1]"}
+
+// judgeRefusedID returns why the Refused event e breaks the packet-id rule,
+// or "" when its refusal is for something else.
+func judgeRefusedID(e *Event) string {
+	p := &e.Packet
+	switch {
+	case p.Type == PUBLISH && p.QoS > 0:
+	case p.Type == SUBSCRIBE || p.Type == UNSUBSCRIBE:
+	default:
+		return ""
 	}
+	for _, r := range idRules {
+		if strings.HasPrefix(e.Reason, r) {
+			what := packetName(p.Type)
+			if p.Type == PUBLISH {
+				what = fmt.Sprintf("PUBLISH of msg %q", e.Msg)
+			} else if e.Filter != "" {
+				what += " of " + e.Filter
+			}
+			return fmt.Sprintf("new %s to %s never sent: the engine gave it a packet id its own codec refused (%s) %s",
+				what, e.Peer, strings.TrimSpace(strings.TrimPrefix(e.Reason, r)), r)
+		}
+	}
+	return ""
 }
 
 func (c *packetIDCheck) finish(*index) []Violation { return c.out }

@@ -236,6 +236,8 @@ func (b *builder) appEvent(i int, e *model.Event, n int) {
 		b.mark(i, n, "fault", "QoS2 state lost", e.Reason, "")
 	case model.Failed:
 		b.mark(i, n, "failed", "failed", e.Reason, "")
+	case model.Refused:
+		b.mark(i, n, "failed", "refused "+packetType(e.Packet.Type), "its own codec refused the "+packetType(e.Packet.Type)+" it built: "+e.Reason, e.Msg)
 	case model.Quiescent:
 		b.mark(i, -1, "quiet", "quiescent", "the world went quiet: nothing pending", "")
 	case model.Stuck:

@@ -63,6 +63,8 @@ func describe(e *model.Event) string {
 		return "stuck: " + e.Reason
 	case model.Failed:
 		return e.Node + " failed: " + e.Reason
+	case model.Refused:
+		return fmt.Sprintf("%s's codec refused its %s: %s", e.Node, packetType(e.Packet.Type), e.Reason)
 	}
 	return fmt.Sprintf("%s %s %s", kindName(e.Kind), e.Node, e.Peer)
 }

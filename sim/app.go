@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -191,6 +192,9 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 	}
 	ci := n.app.cmds[i].cmdInfo
 	now := int64(w.sched.now)
+	if a.Result == engine.Failed {
+		w.refused(n, a.Err, ci, now)
+	}
 	switch ci.kind {
 	case cmdConnect:
 		n.app.cmds.del(a.Cmd)
@@ -230,6 +234,32 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 	default:
 		n.app.cmds.del(a.Cmd)
 	}
+}
+
+// refused records model Refused when a command failed because the client
+// engine's own codec refused the packet it built for it (err holds a
+// *packet.Error): the world's commands are valid, so the engine built a
+// bad packet, such as one with packet id 0 after its counter wrapped. A
+// failure for any other reason (not connected, session discarded, the
+// broker's refusal) is not recorded.
+func (w *World) refused(n *node, err error, ci cmdInfo, now int64) {
+	var pe *packet.Error
+	if !errors.As(err, &pe) {
+		return
+	}
+	r := hrec{kind: model.Refused, time: now, node: n.nameID, peer: w.nodes[0].nameID, reason: w.strs.id(pe.Error())}
+	switch ci.kind {
+	case cmdPublish:
+		r.msg, r.topic, r.qos, r.flags = ci.msg, ci.tid, ci.qos, flagIf(ci.retain, evRetain)
+		r.pkt = cpacket{typ: uint8(packet.PUBLISH), qos: ci.qos}
+	case cmdSubscribe:
+		r.filter, r.pkt = ci.tid, cpacket{typ: uint8(packet.SUBSCRIBE), qos: ci.qos}
+	case cmdUnsubscribe:
+		r.filter, r.pkt = ci.tid, cpacket{typ: uint8(packet.UNSUBSCRIBE)}
+	default:
+		return
+	}
+	w.log.add(r)
 }
 
 // handlePublishDone records Accepted and Acknowledged of a publish.

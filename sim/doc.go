@@ -75,10 +75,12 @@
 // wildcard and overlapping subscriptions, QoS downgrade, unsubscribe and
 // resubscribe, v5 subscription options, retained messages and their
 // clearing, message expiry, padded payloads, normal and abnormal
-// disconnects and outages, and (rarely) 65,600 messages that wrap the
-// packet ids. A Workload (Config.Workload, the header's "workload" line,
-// "key=value" pins) pins any dimension; DefaultWorkload pins off those the
-// model does not yet judge (and wrap, for memory). Its plans declare their clients with "node"
+// disconnects and outages, and in one seed of 4 packet-id counters that
+// start a few ids below 65535 and wrap (swarm_wrap.go: "startid" on the
+// nodes; wrap=long, pinned only, wraps with 65,600 messages instead). A
+// Workload (Config.Workload, the header's "workload" line, "key=value"
+// pins) pins any dimension; DefaultWorkload pins off those the model does
+// not yet judge. Its plans declare their clients with "node"
 // ops (NodeConfig: "node s1 v=4 clean window=2 will=w/s1:1:false:0"), which
 // also configure the broker's windows ("node broker rm=2"); each will
 // message is named "<client>-w<n>" per Connect (the Sent CONNECT's Msg).
@@ -117,6 +119,9 @@
 // decode as exactly one packet, or decode to another packet than the one
 // claimed, fail the run with Result.Err wrapping ErrWireMismatch (wire.go):
 // a bug that builds the right packet and writes other bytes cannot hide.
+// A command that fails because the client engine's own codec refused the
+// packet it built (a *packet.Error, such as packet id 0 after a wrap) is
+// recorded as model.Refused, which the model judges.
 //
 // Both are recorded compactly during the run and built only when asked for,
 // which is why Result.History, Result.Trace and Result.Checksum are methods

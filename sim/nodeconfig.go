@@ -15,8 +15,9 @@ import (
 // the scenario's keep-alive, the engine's windows and sizes, no will).
 //
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
-// clean rm=N window=N ka=N maxsize=N will=TOPIC:QOS:RETAIN:DELAY, and for
-// the broker only queue=N shared subids.
+// clean rm=N window=N ka=N maxsize=N startid=N will=TOPIC:QOS:RETAIN:DELAY,
+// and for the broker only queue=N shared subids (the broker takes startid
+// too).
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -31,7 +32,12 @@ type NodeConfig struct {
 	Window     uint16 // 3.1.1 inflight window (client: its send quota; broker: its window per 3.1.1 client); 0: default
 	KeepAlive  uint16 // client keep-alive in seconds; 0: the scenario's
 	MaxSize    uint32 // Maximum Packet Size the node accepts; 0: default
-	Will       *WillConfig
+	// StartID is where the node's packet-id counter starts (a client's
+	// ClientConfig.StartPacketID, each new broker session's
+	// BrokerConfig.StartPacketID); 0: ids start at 1. The wrap dimension
+	// sets it near 65535 so the 16-bit ids wrap after a few packets.
+	StartID uint16
+	Will    *WillConfig
 	// Queue is the broker's bound on the messages queued per session
 	// (BrokerConfig.MaxQueued); 0: default. The wrap dimension raises it:
 	// the model does not judge drops at a full queue.
@@ -85,6 +91,7 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	num("window", uint64(c.Window))
 	num("ka", uint64(c.KeepAlive))
 	num("maxsize", uint64(c.MaxSize))
+	num("startid", uint64(c.StartID))
 	num("queue", uint64(c.Queue))
 	if c.Shared {
 		b = append(b, " shared"...)
@@ -152,13 +159,16 @@ func (c *NodeConfig) parseArg(a string) error {
 	case "maxsize":
 		n, err = num(32)
 		c.MaxSize = uint32(n)
+	case "startid":
+		n, err = num(16)
+		c.StartID = uint16(n)
 	case "will":
 		c.Will, err = parseWill(val)
 	case "queue":
 		n, err = num(31)
 		c.Queue = uint32(n)
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, will, queue, shared, subids)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, shared, subids)", a)
 	}
 	return err
 }
@@ -199,6 +209,7 @@ func (c *NodeConfig) clientConfig(cfg *engine.ClientConfig) {
 	if c.MaxSize != 0 {
 		cfg.MaxPacketSize = c.MaxSize
 	}
+	cfg.StartPacketID = c.StartID
 }
 
 // brokerConfig applies the node config to the broker's engine config.
@@ -218,6 +229,7 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	if c.Queue != 0 {
 		cfg.MaxQueued = int(c.Queue)
 	}
+	cfg.StartPacketID = c.StartID
 	cfg.SharedSubscriptions = cfg.SharedSubscriptions || c.Shared
 	cfg.SubscriptionIDs = cfg.SubscriptionIDs || c.SubIDs
 }

@@ -541,7 +541,7 @@ func (o *Op) validate() error {
 		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
-			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, shared and subids")
+			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, startid, shared and subids")
 		}
 		if o.Node != BrokerName && o.Cfg.Queue != 0 {
 			return fmt.Errorf("node %s: queue is the broker's", o.Node)

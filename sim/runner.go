@@ -42,7 +42,7 @@ func (rn *Runner) Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	if rn.ReuseHistories && rn.mem.last != nil {
+	if rn.ReuseHistories && rn.mem.last != nil && cap(rn.mem.last.built) <= maxLentEvents {
 		w.log.built, w.log.dirty = rn.mem.last.built[:0], true
 	}
 	r := w.run(plan)
@@ -51,13 +51,36 @@ func (rn *Runner) Run(cfg Config, plan Plan) Result {
 	return r
 }
 
-// lend hands w the memory of the last run, emptied.
+// Memory a run grew past these bounds is not lent on: a seed of wrap=long
+// (65,600 messages) records about a million events, and a campaign worker
+// that kept that room for every later seed stayed at gigabytes. A typical
+// seed needs a few thousand of each, an idle-client seed some tens of
+// thousands.
+const (
+	maxLentEvents = 1 << 16  // records, spilled records, built events
+	maxLentTape   = 16 << 20 // trace tape bytes
+	maxLentStrs   = 1 << 16  // string table entries
+)
+
+// lendable returns s emptied, or nil when its room is past max.
+func lendable[T any](s []T, max int) []T {
+	if cap(s) > max {
+		return nil
+	}
+	return s[:0]
+}
+
+// lend hands w the memory of the last run, emptied (what grew past the
+// bounds above goes back to the collector).
 func (m *runMem) lend(w *World) {
-	w.log.recs, w.log.spill = m.recs[:0], m.spill[:0]
+	w.log.recs, w.log.spill = lendable(m.recs, maxLentEvents), lendable(m.spill, maxLentEvents)
+	if cap(m.tape) > maxLentTape {
+		m.tape = nil
+	}
 	w.tr.buf, w.tr.nodes = m.tape, m.nodes
 	w.tr.reset()
-	w.sched.h = m.heap[:0]
-	if m.strs == nil {
+	w.sched.h = lendable(m.heap, maxLentEvents)
+	if m.strs == nil || len(m.strs.strs) > maxLentStrs {
 		m.strs = newStrTable()
 	}
 	m.strs.reset()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mqttlab/mqttlab/model"
 )
 
 // TestRunnerMatchesRun runs the golden cases on one Runner, forwards and
@@ -88,5 +90,39 @@ func TestRunnerResultExpires(t *testing.T) {
 			}()
 			read()
 		}()
+	}
+}
+
+// TestRunnerCapsLentMemory: memory a run grew past the lending bounds (a
+// wrap=long seed's million events) is not lent to the next run, which
+// starts on fresh room instead; memory within them is, and the run's
+// result is the same either way.
+func TestRunnerCapsLentMemory(t *testing.T) {
+	cfg := goldenCases()[0]
+	plan, err := Generate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Run(cfg, plan).Checksum()
+	for _, huge := range []bool{false, true} {
+		rn := Runner{ReuseHistories: true}
+		rn.Run(cfg, plan).History()
+		n, tn := maxLentEvents, maxLentTape
+		if huge {
+			n, tn = n+1, tn+1
+		}
+		rn.mem.recs = make([]crec, 0, n)
+		rn.mem.last.built = make([]model.Event, 0, n)
+		rn.mem.tape = make([]byte, tn)
+		recs, built, tape := &rn.mem.recs[:1][0], &rn.mem.last.built[:1][0], &rn.mem.tape[:1][0]
+		r := rn.Run(cfg, plan)
+		if got := r.Checksum(); got != want {
+			t.Fatalf("huge=%v: checksum %x, want %x", huge, got, want)
+		}
+		h := r.History()
+		lent := [3]bool{&rn.mem.recs[:1][0] == recs, &h.Events[:1][0] == built, &rn.mem.tape[:1][0] == tape}
+		if lent != [3]bool{!huge, !huge, !huge} {
+			t.Errorf("huge=%v: records, events, tape lent = %v, want all %v", huge, lent, !huge)
+		}
 	}
 }

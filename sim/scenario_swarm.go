@@ -31,9 +31,12 @@ type swarmGen struct {
 	*planGen
 	// The on/off dimensions, drawn once per seed.
 	wildcards, overlap, downgrade, unsub, subOpts, retained, clear, wills,
-	disconnects, msgExpiry, windows, keepAlive, payload, wrap bool
+	disconnects, msgExpiry, windows, keepAlive, payload bool
 	// The later dimensions (drawn from planGen.feat, see swarm_shared.go).
 	shared, subIDs bool
+	// wrap: packet-id counters start near 65535 (drawn from
+	// planGen.wrapR); longWrap: 65,600 messages wrap them (pinned only).
+	wrap, longWrap bool
 	pubs, subs     []*swarmClient
 	members        []*swarmClient // the shared subscriptions' members
 	idle           []*swarmClient
@@ -103,11 +106,12 @@ func (s *swarmGen) drawDims() {
 		{dimUnsub, &s.unsub, 1, 2}, {dimSubOptions, &s.subOpts, 1, 2}, {dimRetained, &s.retained, 1, 2},
 		{dimClear, &s.clear, 1, 2}, {dimWills, &s.wills, 1, 2}, {dimDisconnects, &s.disconnects, 1, 2},
 		{dimMsgExpiry, &s.msgExpiry, 1, 2}, {dimWindows, &s.windows, 1, 2}, {dimKeepAlive, &s.keepAlive, 1, 2},
-		{dimPayload, &s.payload, 1, 2}, {dimWrap, &s.wrap, 1, 10000},
+		{dimPayload, &s.payload, 1, 2},
 	} {
 		*d.on = wl.on(d.dim, r, d.num, d.den)
 	}
-	if s.wrap {
+	s.drawWrap()
+	if s.longWrap {
 		// 65,600 messages through windows of 1-4 would outlast the
 		// liveness bound: a wrapping seed keeps the default windows.
 		s.windows = false
@@ -188,10 +192,16 @@ func (s *swarmGen) declare() {
 	switch {
 	case s.windows:
 		bc = &NodeConfig{ReceiveMax: uint16(1 + r.IntN(4)), Window: uint16(1 + r.IntN(4))}
-	case s.wrap:
+	case s.longWrap:
 		// A subscriber offline for a while must not meet a full queue:
 		// the model does not judge what the broker drops then.
 		bc = &NodeConfig{Queue: 2 * wrapCount}
+	}
+	if s.wrap {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.StartID = s.startID()
 	}
 	if s.shared || s.subIDs {
 		if bc == nil {
@@ -202,6 +212,7 @@ func (s *swarmGen) declare() {
 	if bc != nil {
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})
 	}
+	s.wrapStarts()
 	all := append(append(s.all(), s.members...), s.idle...)
 	for _, c := range all {
 		s.add(Op{Kind: OpNode, Node: c.name, Cfg: c.cfg})
@@ -268,7 +279,7 @@ func (s *swarmGen) subscribeAll() {
 		if s.wills {
 			filters = append(filters, "w/#")
 		}
-		if s.wrap && c == s.subs[0] {
+		if s.longWrap && c == s.subs[0] {
 			filters = append(filters, "wrap/#")
 		}
 		for _, f := range filters {
@@ -336,7 +347,7 @@ func (s *swarmGen) publishAll() {
 		s.tick()
 	}
 	s.subEventsDue(1 << 30)
-	if s.wrap {
+	if s.longWrap {
 		s.wrapIDs()
 	}
 }
@@ -401,21 +412,3 @@ func (s *swarmGen) returnDue(step int) {
 
 // returnAll reconnects every client still away.
 func (s *swarmGen) returnAll() { s.returnDue(1 << 30) }
-
-// wrapCount is how many QoS 1 messages the wrap dimension sends: more than
-// the 65,535 packet ids, so the publisher's and the broker's ids wrap.
-const wrapCount = 65600
-
-// wrapIDs has the first publisher send wrapCount QoS 1 messages to
-// "wrap/x", a few between pauses, so ids are freed and reused round the
-// 16-bit space.
-func (s *swarmGen) wrapIDs() {
-	c := s.pubs[0]
-	for i := 1; i <= wrapCount; i++ {
-		c.sent++
-		s.add(Op{Kind: OpPublish, Node: c.name, Topic: "wrap/x", QoS: 1, Msg: c.name + "-" + strconv.Itoa(c.sent)})
-		if i%4 == 0 {
-			s.advance(5 * ms)
-		}
-	}
-}

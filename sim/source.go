@@ -24,6 +24,10 @@ const (
 	// subscriptions, Subscription Identifiers): a seed that draws them
 	// off keeps the plan it had before they existed.
 	streamFeatures uint64 = 0xd6e8feb86659fd93
+	// streamWrap feeds the swarm's wrap dimension (whether a seed wraps
+	// its packet ids, and where each counter starts): a seed that draws it
+	// off keeps the plan it had with wrap pinned off.
+	streamWrap uint64 = 0x8cb92ba72f3d8dd7
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

@@ -48,7 +48,7 @@ const (
 	dimWindows                // small Receive Maximum and inflight windows, both sides
 	dimKeepAlive              // short keep-alives and idle gaps longer than them
 	dimPayload                // payload sizes up to above the Maximum Packet Size
-	dimWrap                   // a long run that wraps the 16-bit packet ids
+	dimWrap                   // packet ids that wrap from 65535 to 1
 	dimShared                 // a group of v5 subscribers on $share/ filters
 	dimSubIDs                 // v5 subscriptions with Subscription Identifiers
 	numDims
@@ -85,7 +85,7 @@ var dimSpecs = [numDims]dimSpec{
 	dimWindows:     {key: "windows", names: onOff, doc: "Receive Maximum and inflight windows of 1-4 on the clients and the broker"},
 	dimKeepAlive:   {key: "keepalive", names: onOff, doc: "keep-alives of 1-3 s and idle gaps of 2-8 s"},
 	dimPayload:     {key: "payload", names: onOff, doc: "payloads padded to 0-4000 bytes, v5 subscribers with a Maximum Packet Size of 256-2048"},
-	dimWrap:        {key: "wrap", names: onOff, doc: "one publisher sends 65,600 QoS 1 messages, wrapping its packet ids (draw: one seed in 10,000; windows then stay default and the broker queues up to 131,200 per session)"},
+	dimWrap:        {key: "wrap", names: []string{"off", "on", "long"}, doc: "on: every active client's and each new broker session's packet-id counter starts at 65528-65535, so ids wrap to 1 after a few packets (draw: one seed in 4); long: one publisher sends 65,600 QoS 1 messages instead (pinned only: seconds and hundreds of MB per seed)"},
 	dimShared:      {key: "shared", names: onOff, doc: "2-3 persistent v5 members g1..gN of a shared subscription $share/g/F (sometimes a second group $share/h/u/a), leaving and ending their sessions with clean starts; the broker's shared subscriptions on (draw: one seed in 4)"},
 	dimSubIDs:      {key: "subids", names: onOff, doc: "v5 subscriptions carry Subscription Identifiers (a new one on each resubscribe), with an extra overlapping filter; the broker's identifiers on (draw: one seed in 4)"},
 }

@@ -145,6 +145,15 @@ func (c Config) featureStream(plan *Rand) *Rand {
 	return newPCG(c.Seed, streamFeatures)
 }
 
+// wrapStream returns the draw stream of the swarm's wrap dimension
+// (streamWrap); with a Source override, the Source.
+func (c Config) wrapStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamWrap)
+}
+
 // streams returns the three draw streams of a config: profile, plan and run.
 // With a Source override the three share it, in that order.
 func (c Config) streams() (profile, plan, run *Rand) {
