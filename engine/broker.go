@@ -101,6 +101,10 @@ type Broker struct {
 	// the first Step, before anything can make a new session of that id
 	// that a later restart would give them to.
 	orphans []string
+	// unfinished are the ids of restored sessions whose end a crash
+	// interrupted after it handed copies on (dropHandedOn): ended at the
+	// first Step.
+	unfinished []string
 
 	store brokerStore   // pending durable changes
 	pkts  brokerPackets // packet structs for Send.Packet

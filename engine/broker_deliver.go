@@ -16,6 +16,10 @@ type brokerOut struct {
 	pubrel bool   // PUBREC received, PUBREL sent or pending
 	sent   bool   // PUBLISH sent at least once (resends carry DUP=1)
 	share  uint32 // the shared subscription group it was given to, 0 for none
+	// from is the seq of the copy an ending member's session held, which
+	// handOn gave this one in place of (0 for none): a restart that finds
+	// both drops that one (dropHandedOn).
+	from uint64
 }
 
 // brokerFanSend is a session touched by a fanout, or a QoS 0 copy for it,

@@ -323,6 +323,9 @@ func (b *Broker) saveOut(s *brokerSession, m *brokerOut) {
 	w.u64(m.msg.originSeq)
 	if k := b.shareKeyOf(m); k != "" {
 		w.str(k) // absent in the records of ordinary copies
+		if m.from != 0 {
+			w.u64(m.from) // absent unless handOn made the copy
+		}
 	}
 	b.putRecord(key, &w)
 }
@@ -420,7 +423,7 @@ func (b *Broker) restore(records []Record) error {
 			}
 		}
 	}
-	b.dedupeShared()
+	b.dropHandedOn()
 	for _, s := range b.sessions {
 		slices.SortFunc(s.inflight, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })
 		slices.SortFunc(s.queue, func(x, y brokerOut) int { return cmpU64(x.seq, y.seq) })
@@ -515,6 +518,9 @@ func (b *Broker) restoreOut(r Record) error {
 	if len(rd.b) > 0 {
 		if k := rd.str(); isShared(k) {
 			m.share = b.shareGroup(k).id
+		}
+		if len(rd.b) > 0 {
+			m.from = rd.u64()
 		}
 	}
 	if err := rd.done(); err != nil {

@@ -315,6 +315,7 @@ func (b *Broker) deleteOrphans() {
 // online when saved count their expiry from now; due sessions end.
 func (b *Broker) resumeRestored() {
 	b.deleteOrphans()
+	b.finishEnds()
 	for _, p := range b.pendingIn {
 		b.redoInbound(p)
 	}

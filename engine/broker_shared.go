@@ -22,7 +22,9 @@ import (
 // subscriptions of the session (s.subs, the sub records) keyed by the full
 // filter, so they persist and restore like the others; a message's group is
 // kept with it as the group's number, and in its out record as the full
-// filter, so a member's end can hand it on after a restart too.
+// filter, so a member's end can hand it on after a restart too. A copy
+// handed on names, in its record, the copy it replaces, so a restart after
+// an end a crash interrupted keeps one of the two (dropHandedOn).
 
 // sharedGroup is one shared subscription filter and its members.
 type sharedGroup struct {
@@ -192,7 +194,7 @@ func (b *Broker) handOn(s *brokerSession) {
 		if !ok {
 			continue
 		}
-		b.enqueue(mem.s, brokerOut{msg: m.msg, qos: min(m.qos, mem.opts.QoS), retain: m.retain, share: g.id})
+		b.enqueue(mem.s, brokerOut{msg: m.msg, qos: min(m.qos, mem.opts.QoS), retain: m.retain, share: g.id, from: m.seq})
 	}
 	b.fanoutSend()
 }
@@ -212,73 +214,91 @@ func sharedSub(s *brokerSession, f string) bool {
 	return s.version == packet.V5 && isShared(f)
 }
 
-// sharedCopy names a QoS 2 message's copy for a group: the inbound record
-// it came from (brokerMsg.originSeq) and the group.
-type sharedCopy struct {
-	origin uint64
-	share  uint32
-}
-
-// dedupeShared drops, at restart, the group copies an interrupted session
-// end left twice. endSession hands a session's queued group copies on to
-// other members and then deletes its own records (its subscriptions among
-// them): a crash in between keeps both copies, and the client, reconnecting
-// without a clean start, would get the one while another member gets the
-// other, so a QoS 2 message would reach the group twice [MQTT-4.3.3-10]
-// [MQTT-4.8.2-5]. Of the copies of one message for one group, a queued one
-// goes when another is in flight or was queued before it; one in flight
-// may have been sent and stays. Copies are known by the QoS 2 inbound
-// record they came from (every-change persistence); the others are at
-// least once anyway.
-func (b *Broker) dedupeShared() {
+// dropHandedOn finds, at restart, the sessions whose end a crash
+// interrupted. endSession hands a session's group copies on to other
+// members (their records, synced, name the copy each replaces: from) and
+// then deletes the session's records; a crash in between keeps both. The
+// session would come back a member of its groups holding copies another
+// member holds too: its next end would hand them on a second time (the
+// message reaching the group twice, and the member it went to twice as two
+// first copies: the one per subscription of [MQTT-3.3.4-2]; QoS 2
+// [MQTT-4.3.3-10] [MQTT-4.8.2-5]), and a message handed on could come back
+// to it. The copies handed on win (they may have been sent): the ones they
+// replace go now, and the session's end is finished at the first Step
+// (finishEnds), as the client's unanswered Clean Start or the session's
+// expiry wanted. Sequence numbers are unique across sessions, so a copy's
+// seq names it.
+func (b *Broker) dropHandedOn() {
 	if len(b.groupKeys) == 0 {
 		return
 	}
-	first := map[sharedCopy]uint64{} // the earliest copy's seq; 0: one is in flight
+	var moved map[uint64]bool
 	ids := sortedKeys(b.sessions)
 	for _, id := range ids {
 		s := b.sessions[id]
-		for _, m := range s.inflight {
-			if k, ok := b.copyKey(&m); ok {
-				first[k] = 0
-			}
-		}
-		for _, m := range s.queue {
-			if k, ok := b.copyKey(&m); ok {
-				if f, seen := first[k]; !seen || (f != 0 && m.seq < f) {
-					first[k] = m.seq
+		for _, list := range [2][]brokerOut{s.inflight, s.queue} {
+			for i := range list {
+				if f := list[i].from; f != 0 {
+					if moved == nil {
+						moved = map[uint64]bool{}
+					}
+					moved[f] = true
 				}
 			}
 		}
 	}
-	for _, id := range ids {
-		b.dropDuplicates(b.sessions[id], first)
-	}
-}
-
-// dropDuplicates removes the queued group copies of s that are not the
-// first of their message (dedupeShared), with their records.
-func (b *Broker) dropDuplicates(s *brokerSession, first map[sharedCopy]uint64) {
-	dup := func(m brokerOut) bool {
-		k, ok := b.copyKey(&m)
-		return ok && first[k] != m.seq
-	}
-	if !slices.ContainsFunc(s.queue, dup) {
+	if moved == nil {
 		return
 	}
-	queue := s.queue
-	s.queue, s.queueBase = nil, nil
-	for _, m := range queue {
-		if dup(m) {
-			b.store.del(m.key)
-			continue
+	for _, id := range ids {
+		if b.dropMoved(b.sessions[id], moved) {
+			b.unfinished = append(b.unfinished, id)
 		}
-		s.pushQueue(m)
 	}
 }
 
-// copyKey returns the sharedCopy of a session's copy, if it is a group's
-// copy of a QoS 2 message with an inbound record.
-func (b *Broker) copyKey(m *brokerOut) (sharedCopy, bool) {
-	return sharedCopy{origin: m.msg.originSeq, share: m.share}, m.share != 0 && m.msg.originSeq != 0
+// dropMoved removes the copies of s whose seq is in moved, with their
+// records and packet ids, and reports whether there were any.
+func (b *Broker) dropMoved(s *brokerSession, moved map[uint64]bool) bool {
+	gone := func(m brokerOut) bool { return moved[m.seq] }
+	found := false
+	if slices.ContainsFunc(s.inflight, gone) {
+		found = true
+		inflight := s.inflight
+		s.inflight, s.inflBase = nil, nil
+		for _, m := range inflight {
+			if gone(m) {
+				b.store.del(m.key)
+				s.ids.Free(m.id)
+				continue
+			}
+			s.pushInflight(m)
+		}
+	}
+	if slices.ContainsFunc(s.queue, gone) {
+		found = true
+		queue := s.queue
+		s.queue, s.queueBase = nil, nil
+		for _, m := range queue {
+			if gone(m) {
+				b.store.del(m.key)
+				continue
+			}
+			s.pushQueue(m)
+		}
+	}
+	return found
+}
+
+// finishEnds ends, at the first Step after a restart, the sessions whose
+// end a crash interrupted (dropHandedOn): their other group copies go to
+// other members, their records go. Nothing of a session's end is redone
+// before handOn (its will, if due, went before it).
+func (b *Broker) finishEnds() {
+	for _, id := range b.unfinished {
+		if s := b.sessions[id]; s != nil {
+			b.endSession(s)
+		}
+	}
+	b.unfinished = nil
 }
