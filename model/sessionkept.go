@@ -20,9 +20,11 @@ import "fmt"
 // never seen connected count as non-persistent), a session whose interval
 // ends exactly as the CONNECT arrives is not judged, and the clock starts
 // at the earliest end the broker recorded. A broker crash ends every
-// connection but keeps the sessions: Promises gives SessionPresent up
-// where the broker may lose state (Broker=None or Periodic, or
-// BrokerAckBeforeStore, and a crash; Broker=None and a clean stop).
+// connection but keeps the sessions, except one whose unanswered CONNECT
+// (Clean Start, or 5.0 Session Expiry 0) may have discarded it (crashed):
+// Promises gives SessionPresent up where the broker may lose state
+// (Broker=None or Periodic, or BrokerAckBeforeStore, and a crash;
+// Broker=None and a clean stop).
 
 // keptEvents are the events checkSessionKept reads.
 var keptEvents = eventSet{
@@ -92,8 +94,7 @@ func checkSessionKept(x *index) []Violation {
 		switch e.Kind {
 		case Crash:
 			for c := range ss {
-				ss[c].end(e.Time, i)
-				ss[c].pending = false
+				ss[c].crashed(e.Time, i)
 			}
 		case ConnClosed:
 			ss[x.peerOf(i)].end(e.Time, i)
@@ -113,6 +114,20 @@ func (s *keptSession) end(t int64, i int) {
 	if s.online {
 		s.online, s.endedAt, s.endStep = false, t, i
 	}
+}
+
+// crashed ends the session's connection at a broker crash (step i, time
+// t). A CONNECT the broker received and had not answered may have taken
+// effect: one with Clean Start discards the session [MQTT-3.1.2-4], and a
+// 5.0 one with a Session Expiry Interval of 0 makes it end with the
+// connection [MQTT-3.1.2-23], which the crash closed. Either leaves the
+// session unknown (doubt goes to the broker).
+func (s *keptSession) crashed(t int64, i int) {
+	s.end(t, i)
+	if s.pending && (s.pendClean || (s.version == 5 && s.pendExpiry == 0)) {
+		s.known = false
+	}
+	s.pending = false
 }
 
 // keptReceived follows a CONNECT or DISCONNECT the broker received.

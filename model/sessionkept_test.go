@@ -31,7 +31,8 @@ func (b *hb) end(t int64, node string) *hb {
 // TestSessionPresentKept: a broker that kept a client's session answers its
 // Clean Start=0 CONNECT with Session Present=1 [MQTT-3.2.2-3] (3.1.1
 // [MQTT-3.2.2-2]); an expired, non-persistent, refused or cleaned session
-// owes nothing.
+// owes nothing, nor one that a CONNECT a crash left unanswered may have
+// discarded.
 func TestSessionPresentKept(t *testing.T) {
 	never := uint32(ExpiryNever)
 	runInvariantCases(t, SessionPresent, []invariantCase{
@@ -62,6 +63,27 @@ func TestSessionPresentKept(t *testing.T) {
 		{"kept across a broker crash", newHB().conn(0, "s1", 5, false, never, false).
 			at(10, func(b *hb) { b.crash(BrokerNode, CrashBetweenSteps) }).conn(20, "s1", 5, false, never, false),
 			true, "never expires"},
+		// A CONNECT the broker received and did not answer before a crash
+		// may have taken effect: with Clean Start it discarded the session
+		// [MQTT-3.1.2-4], with Session Expiry 0 the crash ended it
+		// [MQTT-3.1.2-23].
+		{"unanswered clean start, then a crash", unansweredConnect(true, never).conn(20, "s1", 5, false, never, false), false, ""},
+		{"unanswered expiry 0, then a crash", unansweredConnect(false, 0).conn(20, "s1", 5, false, never, false), false, ""},
+		{"unanswered resume, then a crash: kept", unansweredConnect(false, never).conn(20, "s1", 5, false, never, false),
+			true, "never expires"},
+		{"the session accepted after the doubt is kept", unansweredConnect(true, never).conn(20, "s1", 5, false, never, false).
+			end(30, "s1").conn(40, "s1", 5, false, never, false), true, "accepted at step"},
+	})
+}
+
+// unansweredConnect is s1's v5 session (never expiring, its connection
+// ended at 10 s), then at 15 s a CONNECT of s1 with Clean Start clean and
+// Session Expiry expiry that the broker receives and a broker crash
+// leaves unanswered.
+func unansweredConnect(clean bool, expiry uint32) *hb {
+	return newHB().conn(0, "s1", 5, false, ExpiryNever, false).end(10, "s1").at(15, func(b *hb) {
+		b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: clean, Expiry: expiry})
+		b.crash(BrokerNode, CrashBetweenSteps)
 	})
 }
 
