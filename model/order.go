@@ -130,22 +130,32 @@ func checkOrder(x *index) []Violation {
 }
 
 // sharedSubs is the inner filters of the shared subscriptions each node
-// was granted at some point.
+// was granted, or may hold, at some point.
 type sharedSubs map[int32][]string
 
 // sharedSubscribers collects the shared subscriptions of the Subscribed
-// events.
+// events and of the SUBSCRIBEs the broker received: a broker that crashed
+// before its SUBACK may have made the subscription (doubt goes to the
+// broker, as in the routing checks), and a member's copies from it are
+// not ordered [MQTT-4.6.0-6].
 func sharedSubscribers(x *index) sharedSubs {
 	var out sharedSubs
 	for i, k := range x.kinds {
-		if k.kind != Subscribed {
+		var node int32
+		var filter string
+		switch e := &x.h.Events[i]; {
+		case k.kind == Subscribed:
+			node, filter = x.ev[i].node, e.Filter
+		case k.kind == Received && e.Packet.Type == SUBSCRIBE && x.ev[i].node == brokerID:
+			node, filter = x.peerOf(i), e.Packet.Filter
+		default:
 			continue
 		}
-		if inner, ok := sharedInner(x.h.Events[i].Filter); ok {
+		if inner, ok := sharedInner(filter); ok {
 			if out == nil {
 				out = sharedSubs{}
 			}
-			out[x.ev[i].node] = append(out[x.ev[i].node], inner)
+			out[node] = append(out[node], inner)
 		}
 	}
 	return out

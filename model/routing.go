@@ -13,7 +13,7 @@ import "fmt"
 //
 //	GrantedQoS     a copy goes at min(publish QoS, the maximum QoS granted to the client's matching filters) [MQTT-3.8.4-8] [MQTT-3.3.4-2]
 //	Unsubscribe    nothing published after the UNSUBACK of a client's last matching filter reaches it [MQTT-3.10.4-2]
-//	Overlap        one copy per publication and client, however many of its filters match [MQTT-3.3.4-2]
+//	Overlap        one copy per publication and client, however many of its filters match [MQTT-3.3.4-2]; a group member may also get a copy handed on from another (§4.8.2)
 //	Retained       a SUBACK brings the topic's last retained message with RETAIN=1 per Retain Handling, never a cleared or replaced one [MQTT-3.3.1-5] [MQTT-3.3.1-6] [MQTT-3.3.1-9] [MQTT-3.3.1-10] [MQTT-3.3.1-11] [MQTT-3.3.1-12]
 //	MessageExpiry  no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
 //	FlowResume     no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go [MQTT-4.9.0-2] [MQTT-3.3.4-9]
@@ -105,6 +105,8 @@ type routeCopy struct {
 	owedQoS  uint8 // the retained copy's QoS
 	matched  bool  // some publication of it matched a subscription of the client
 	ordinary bool  // ... an ordinary (not shared) one
+	groupsAt int32 // the group copies its publications owed the client (one per matching shared subscription)
+	handed   int32 // first copies taken as handed on from a group for other publications (judgeSend)
 	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
 	owed     int32 // retained copies owed (one per SUBACK that asked for it)
 	must     bool  // ... and must be sent (no crash or connection end since)
@@ -134,6 +136,7 @@ type routeState struct {
 	// willTopics are the topics of retained will messages: the broker
 	// publishes them at times the pass cannot tell.
 	willTopics map[string]bool
+	grouped    keyTab // each message's publications that matched some client's shared subscription (judgeSend)
 	wills      willState
 	unsynced   []*routeRetained // QoS 0 retained messages of the broker's current step
 	limits     *sizeLimits      // what each client announced (packetsize.go)
@@ -143,7 +146,7 @@ type routeState struct {
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
-		routed: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
+		routed: newKeyTab(x), grouped: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
 	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
@@ -476,6 +479,7 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 		s.storeRetained(i, from, msg, e, owed)
 	}
 	s.routed.set(routeKey{msg: msg, topic: topicKey(msg, p.Topic)}, int32(i))
+	grouped := false // the publication matched some client's shared subscription
 	for _, c := range s.judged {
 		r := &s.clients[c]
 		if r.unknown {
@@ -500,6 +504,7 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 				definite, lo = true, max(lo, sub.lo)
 			}
 		}
+		grouped = grouped || groups > 0
 		if noLocal && c == from {
 			matched = false // No Local: the ordinary copy is not judged here
 		}
@@ -517,6 +522,7 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 			cp.lo, cp.hi = min(cp.lo, p.QoS, lo), max(cp.hi, min(p.QoS, hi))
 		}
 		cp.live += int32(groups)
+		cp.groupsAt += int32(groups)
 		if matched {
 			cp.live++
 			if owed && !s.tooLarge(r, i, min(p.QoS, hi)) {
@@ -528,6 +534,10 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 		if cp.firstAt < 0 {
 			cp.firstAt = int32(i)
 		}
+	}
+	if grouped {
+		k := routeKey{msg: msg, topic: topicKey(msg, p.Topic)}
+		s.grouped.set(k, s.groupedCount(k)+1)
 	}
 }
 
@@ -672,6 +682,11 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		cp.sentAt = int32(i)
 	case p.Retain && (s.doubtful(p.Topic) || r.takeLoose(p.Topic)):
 		// a retained copy of a topic a crash left in doubt: not judged
+	case cp.handed+cp.groupsAt < s.groupedCount(k) && r.inGroupFor(p.Topic):
+		// A group's copy of a publication routed while the client was no
+		// member, handed on when the member it went to ended its session
+		// (§4.8.2): one per such publication.
+		cp.handed++
 	case cp.matched:
 		s.add(i, []int{int(cp.routeAt), int(cp.sentAt)}, Overlap, "another first copy of msg %q sent to %s: one copy per publication, at the maximum QoS of its matching subscriptions [MQTT-3.3.4-2]", p.Msg, peer)
 	default:
@@ -690,6 +705,15 @@ func (s *routeState) judgeUnmatched(i int, k routeKey, e *Event) {
 		s.add(i, []int{int(at)}, Unsubscribe, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
 			e.Packet.Msg, e.Peer, e.Packet.Topic, at)
 	}
+}
+
+// groupedCount returns how many publications of k matched a shared
+// subscription.
+func (s *routeState) groupedCount(k routeKey) int32 {
+	if n, ok := s.grouped.get(k); ok {
+		return n
+	}
+	return 0
 }
 
 // inGroupFor reports whether the client holds a shared subscription whose

@@ -74,16 +74,28 @@ func (b *rb) fwdRetainedIDs(node, msg, topic string, ids ...uint32) *rb {
 
 // TestSharedNotOrdered: only non-shared subscriptions are ordered
 // [MQTT-4.6.0-6]: a member of a group matching the topic may get a message
-// handed on from another member after later ones.
+// handed on from another member after later ones, and so may a client
+// whose SUBSCRIBE to such a group the broker received but did not ack.
 func TestSharedNotOrdered(t *testing.T) {
 	swapped := func(filter string) *hb {
 		b := newHB().subscribed("g1", filter, 1).connect("p1", false, false).accepted("p1", "m1", 1).accepted("p1", "m2", 1)
+		return b.delivered("g1", "m2", 1).delivered("g1", "m1", 1)
+	}
+	// unacked: g1's SUBSCRIBE reached the broker, which crashed before its
+	// SUBACK (swarm seed 5645 of issue #16): the subscription may exist.
+	unacked := func(filter string) *hb {
+		b := newHB().connect("g1", false, false)
+		b.xfer("g1", BrokerNode, subReq(1, filter, 1)).crash(BrokerNode, CrashBetweenSteps)
+		b.connect("p1", false, false).accepted("p1", "m1", 1).accepted("p1", "m2", 1)
 		return b.delivered("g1", "m2", 1).delivered("g1", "m1", 1)
 	}
 	runInvariantCases(t, Order, []invariantCase{
 		{name: "member of a matching group", h: swapped("$share/g/t/#")},
 		{name: "member of a group of another filter", h: swapped("$share/g/u/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
 		{name: "ordinary subscriber", h: swapped("t/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
+		{name: "maybe a member of a matching group (SUBACK lost to a crash)", h: unacked("$share/g/t/#")},
+		{name: "maybe a member of a group of another filter", h: unacked("$share/g/u/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
+		{name: "maybe an ordinary subscriber", h: unacked("t/#"), violate: true, reason: "[MQTT-4.6.0-5]"},
 	})
 }
 
@@ -98,6 +110,35 @@ func TestHandedOnNotUnsubscribe(t *testing.T) {
 	runRB(t, Unsubscribe, []rbCase{
 		{"joined the group after the routing", late("$share/g/t/#"), false, ""},
 		{"joined another group", late("$share/g/u/#"), true, "[MQTT-3.10.4-2]"},
+	})
+}
+
+// TestHandedOnNotOverlap: a member may get a message's first copy twice
+// when the message was published twice and one publication's group copy
+// went to a member that then ended its session, before this member joined
+// (swarm seed 9997 of issue #16: g2's copy of p1's first publication,
+// handed on to g3, which had the resend's copy). One publication gives the
+// group one copy: a member that got it gets no second first copy
+// [MQTT-3.3.4-2].
+func TestHandedOnNotOverlap(t *testing.T) {
+	twice := func(late bool) *rb {
+		b := newRB().conn("g2", false).subID("g2", 1, "$share/g/t/#", 0).conn("g3", false).conn("p1", false)
+		if !late {
+			b.subID("g3", 1, "$share/g/t/#", 0)
+		}
+		b.pub("m1", "t/a", 1, false, 0) // the group's copy goes to g2 (offline, say)
+		if late {
+			b.subID("g3", 1, "$share/g/t/#", 0)
+		}
+		b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 1, Dup: true, Topic: "t/a", Msg: "m1", Payload: "m1"})
+		return b.fwd("g3", "m1", "t/a", 1, false, 0).fwd("g3", "m1", "t/a", 1, false, 0) // the resend's copy, then g2's handed on
+	}
+	once := newRB().conn("g2", false).subID("g2", 1, "$share/g/t/#", 0).conn("g3", false).subID("g3", 1, "$share/g/t/#", 0).
+		conn("p1", false).pub("m1", "t/a", 1, false, 0).fwd("g3", "m1", "t/a", 1, false, 0).fwd("g3", "m1", "t/a", 1, false, 0)
+	runRB(t, Overlap, []rbCase{
+		{"two publications, one before it joined", twice(true), false, ""},
+		{"two publications, a member at both", twice(false), false, ""},
+		{"one publication, two first copies", once, true, "another first copy"},
 	})
 }
 
