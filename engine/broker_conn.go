@@ -170,7 +170,8 @@ func (b *Broker) handleDisconnect(c *brokerConn, p *packet.Disconnect) {
 		}
 		s.expiry = p.Props.SessionExpiry
 	}
-	keepWill := c.version == packet.V5 && p.Reason != packet.NormalDisconnection
+	keepWill := c.version == packet.V5 && p.Reason != packet.NormalDisconnection &&
+		b.pol.Mutations&MutWillDropOnDisconnect == 0 // the canary drops it for every reason
 	if !keepWill && b.pol.Mutations&MutWillOnNormalDisconnect == 0 { // the canary keeps it
 		s.will = nil // [MQTT-3.14.4-3] [MQTT-3.1.2-10]
 	}

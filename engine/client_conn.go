@@ -318,6 +318,10 @@ func (c *Client) handleDisconnect(p *packet.Disconnect) {
 // handleDisconnectCmd sends DISCONNECT and closes [MQTT-3.14.4-1]
 // [MQTT-3.14.4-2]. The session stays for a later Connect.
 func (c *Client) handleDisconnectCmd(e Disconnect) {
+	if e.Reason != packet.NormalDisconnection && (c.v != packet.V5 || e.Abnormal || !ClientDisconnectReason(e.Reason)) {
+		c.complete(e.Cmd, Failed, fmt.Errorf("%w: DISCONNECT reason 0x%02x is not one a %s client sends", ErrClientBadCommand, byte(e.Reason), c.v))
+		return
+	}
 	switch c.state {
 	case csIdle:
 		c.complete(e.Cmd, Failed, ErrClientNotConnected)
@@ -329,8 +333,8 @@ func (c *Client) handleDisconnectCmd(e Disconnect) {
 	case csConnected:
 		if e.Abnormal {
 			c.closeConn(nil) // no DISCONNECT: the broker publishes the will [MQTT-3.1.2-8]
-		} else if c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
-			c.closeConn(nil) // [MQTT-3.14.4-3] the broker discards the will
+		} else if c.send(&packet.Disconnect{Reason: e.Reason}) {
+			c.closeConn(nil) // [MQTT-3.14.4-3] the broker discards the will after 0x00 only
 		}
 	}
 	c.complete(e.Cmd, Accepted, nil)
@@ -343,4 +347,18 @@ func (c *Client) handleShutdown() {
 	if c.state == csConnected && c.send(&packet.Disconnect{Reason: packet.NormalDisconnection}) {
 		c.closeConn(nil)
 	}
+}
+
+// ClientDisconnectReason reports whether a v5 client may send DISCONNECT
+// with reason r besides 0x00: 0x04 Disconnect with Will Message and the
+// errors the table of MQTT 5.0 §3.14.2.1 lets a client send.
+func ClientDisconnectReason(r packet.ReasonCode) bool {
+	switch r {
+	case packet.DisconnectWithWill, packet.UnspecifiedError, packet.MalformedPacket, packet.ProtocolError,
+		packet.ImplementationSpecificError, packet.TopicNameInvalid, packet.ReceiveMaximumExceeded,
+		packet.TopicAliasInvalid, packet.PacketTooLarge, packet.MessageRateTooHigh, packet.QuotaExceeded,
+		packet.AdministrativeAction, packet.PayloadFormatInvalid:
+		return true
+	}
+	return false
 }

@@ -517,7 +517,17 @@ func (h *harness) scriptEvent(line string) (Event, error) {
 	case "ack":
 		return Ack{Delivery: DeliveryID(arg(1))}, nil
 	case "disconnect":
-		return Disconnect{Cmd: CmdID(arg(1)), Abnormal: slices.Contains(f, "abnormal")}, nil
+		d := Disconnect{Cmd: CmdID(arg(1)), Abnormal: slices.Contains(f, "abnormal")}
+		for _, a := range f[2:] {
+			if v, ok := strings.CutPrefix(a, "reason="); ok {
+				n, err := strconv.ParseUint(v, 0, 8)
+				if err != nil {
+					return nil, fmt.Errorf("disconnect reason %q: %w", v, err)
+				}
+				d.Reason = packet.ReasonCode(n)
+			}
+		}
+		return d, nil
 	case "publish", "subscribe", "unsubscribe":
 		m, err := kv(f[2:])
 		if err != nil {

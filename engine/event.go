@@ -113,9 +113,17 @@ type Unsubscribe struct {
 // killed process or a dropped network would: the broker then publishes the
 // will [MQTT-3.1.2-8]. Either way the session stays as the Session Expiry
 // says.
+//
+// Reason (v5 only) is the DISCONNECT's reason code instead of 0x00: 0x04
+// Disconnect with Will Message, or an error a client may send (0x80 to
+// 0x83, 0x90, 0x93 to 0x99; MQTT 5.0 §3.14.2.1); after any of them the
+// broker publishes the will, which only a Normal disconnection removes
+// [MQTT-3.1.2-10] [MQTT-3.14.4-3]. Another code, a Reason in 3.1.1 or with
+// Abnormal fails the command with ErrClientBadCommand.
 type Disconnect struct {
 	Cmd      CmdID
 	Abnormal bool
+	Reason   packet.ReasonCode
 }
 
 // Ack tells the engine the application has taken ownership of a delivery. With

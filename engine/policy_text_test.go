@@ -44,6 +44,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
 		{MutVolatileRetained.String(), "volatile-retained"},
 		{MutMaxSizeEstimate.String(), "max-size-estimate"},
+		{MutWillDropOnDisconnect.String(), "will-drop-on-disconnect"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -52,8 +53,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutMaxSizeEstimate != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutMaxSizeEstimate))
+	if MutWillDropOnDisconnect != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutWillDropOnDisconnect))
 	}
 }
 

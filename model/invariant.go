@@ -88,9 +88,10 @@ const (
 	// [MQTT-3.3.2-7] (topicalias.go).
 	TopicAlias
 	// Will: a will message is published after its connection ends without
-	// DISCONNECT 0x00, once its Will Delay (or the session) ran out, and
-	// never otherwise [MQTT-3.1.2-8] [MQTT-3.1.2-10] [MQTT-3.1.3-9] (see
-	// will.go).
+	// DISCONNECT 0x00 (no DISCONNECT, or a v5 one with 0x04 or an error
+	// reason), once its Will Delay (or the session) ran out, whether or not
+	// the client is back by then, and never otherwise [MQTT-3.1.2-8]
+	// [MQTT-3.1.2-10] [MQTT-3.14.4-3] [MQTT-3.1.3-9] (see will.go).
 	Will
 	// SubscriptionIDs: a PUBLISH the broker sends a v5 client carries the
 	// Subscription Identifiers of the subscriptions it is sent for: of all

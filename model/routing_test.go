@@ -320,6 +320,15 @@ func TestWill(t *testing.T) {
 		{"session ends first", will(sub().willConn(10, 3).at(5).drop("c1").at(8)), false, ""},
 		{"reconnected within the delay", will(sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20)), true, "reconnected within"},
 		{"reconnected, nothing sent", sub().willConn(10, 60).at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), false, ""},
+		{"reconnected after it fell due, never published", sub().willConn(0, 60).at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), true, "never went to s1"},
+		{"DISCONNECT 0x04, reconnected, never published", sub().willConn(0, 60).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 4}).
+			at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), true, "never went to s1"},
+		{"DISCONNECT 0x81, reconnected, never published", sub().willConn(0, 60).xfer("c1", BrokerNode, Packet{Type: DISCONNECT, Reason: 0x81}).
+			at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), true, "never went to s1"},
+		{"DISCONNECT 0x00, reconnected, nothing sent", sub().willConn(0, 60).xfer("c1", BrokerNode, normal).
+			at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), false, ""},
+		{"an older connection still open: which one ended is a guess", sub().willConn(0, 60).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "c1"}).
+			at(5).drop("c1").at(20).liveness(), false, ""},
 		{"broker crash", will(sub().willConn(0, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},
 		{"normal DISCONNECT, then a broker crash", will(sub().willConn(0, 0).xfer("c1", BrokerNode, normal).at(5).drop("c1").
 			add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},

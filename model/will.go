@@ -36,6 +36,7 @@ type willState struct {
 // that sent none, and a close to end a taken-over connection first, else
 // the oldest that sent a CONNECT, else the oldest.
 type willConn struct {
+	openedAt  int64 // when it opened
 	arm       int32 // 1 + the arm of the will its CONNECT carried, 0 none
 	connected bool  // it carried a CONNECT
 	takenOver bool  // a later CONNECT took it over
@@ -141,7 +142,7 @@ func (s *routeState) willConns(i int, c int32, e *Event) {
 	cs := w.conns[c]
 	switch {
 	case e.Kind == ConnOpened:
-		w.conns[c] = append(cs, willConn{})
+		w.conns[c] = append(cs, willConn{openedAt: e.Time})
 	case len(cs) > 0:
 		j := slices.IndexFunc(cs, func(wc willConn) bool { return wc.takenOver })
 		if j < 0 {
@@ -202,13 +203,15 @@ func (s *routeState) judgeWillSend(i int, e *Event) bool {
 // willsUnpublished reports, once a liveness phase ran, each will that
 // fell due and was never sent, though a client held a matching
 // subscription and stayed connected from before it was due to the end
-// [MQTT-3.1.2-8].
+// [MQTT-3.1.2-8]. A client that connected again after its will fell due
+// does not take it back (only a connection within the Will Delay does
+// [MQTT-3.1.3-9]).
 func (s *routeState) willsUnpublished() {
 	end := s.x.h.Events[len(s.x.h.Events)-1].Time
 	for ai := range s.wills.arms {
 		a := &s.wills.arms[ai]
-		if !a.ended || a.cancelled || a.lax || a.published || a.armAt > end || len(s.wills.conns[a.client]) > 0 {
-			continue // (a client with a connection open: which one ended is a guess)
+		if !a.ended || a.cancelled || a.lax || a.published || a.armAt > end || s.wills.mayBeOpen(a) {
+			continue
 		}
 		p := &s.x.h.Events[a.step].Packet
 		if sub := s.willWitness(a, p); sub >= 0 {
@@ -216,6 +219,13 @@ func (s *routeState) willsUnpublished() {
 				p.Msg, s.x.nodes[a.client], (a.armAt-a.endAt)/1e6, s.x.nodes[sub])
 		}
 	}
+}
+
+// mayBeOpen reports whether a connection of a's client still open may be
+// a's own: events do not name connections, so which one a close ended is
+// a guess (willConns) unless every open one opened after a's end.
+func (w *willState) mayBeOpen(a *willArm) bool {
+	return slices.ContainsFunc(w.conns[a.client], func(wc willConn) bool { return wc.openedAt <= a.endAt })
 }
 
 // willWitness returns a client that should have received will p of arm a:

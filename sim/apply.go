@@ -105,7 +105,7 @@ func (w *World) applyClient(n *node, op Op) {
 		w.publish(n, op)
 	case OpDisconnect:
 		id := n.app.command(cmdInfo{kind: cmdDisconnect})
-		w.step(n, engine.Disconnect{Cmd: id, Abnormal: op.Flags&FlagAbnormal != 0})
+		w.step(n, engine.Disconnect{Cmd: id, Abnormal: op.Flags&FlagAbnormal != 0, Reason: packet.ReasonCode(op.Reason)})
 	}
 }
 

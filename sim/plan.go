@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -23,7 +24,7 @@ const (
 	OpSubscribe                     // subscribe s1 filter=t/# qos=2
 	OpUnsubscribe                   // unsubscribe s1 filter=t/#
 	OpPublish                       // publish p1 topic=t/a qos=1 msg=p1-1 [retain]
-	OpDisconnect                    // disconnect p1
+	OpDisconnect                    // disconnect p1 [abnormal | reason=0x04]
 	OpCrash                         // crash s1 [point=callback-pre] (now, or armed for the node's next crash point of that kind)
 	OpRestart                       // restart s1
 	OpStop                          // stop s1 (clean shutdown: everything synced)
@@ -72,11 +73,15 @@ type Op struct {
 	Point model.CrashPoint
 	// Told, on a half-open, is the side told the connection closed: 1 the
 	// client, 2 the broker, 0 neither (keep-alive finds it).
-	Told  uint8
-	Pad   uint16 // publish: bytes of padding after the message id in the payload
-	Node  string // the node it acts on ("broker" or a client id); empty for advance
-	Topic string // publish topic, or subscribe/unsubscribe filter
-	Msg   string // publish message id (the payload)
+	Told uint8
+	// Reason, on a disconnect, is the v5 DISCONNECT's reason code (0: 0x00
+	// Normal disconnection; 0x04 or an error: the broker publishes the
+	// will [MQTT-3.14.4-3]).
+	Reason uint8
+	Pad    uint16 // publish: bytes of padding after the message id in the payload
+	Node   string // the node it acts on ("broker" or a client id); empty for advance
+	Topic  string // publish topic, or subscribe/unsubscribe filter
+	Msg    string // publish message id (the payload)
 	// D is the advance duration, the slow extra latency, or a publish's v5
 	// Message Expiry Interval (whole seconds; 0: none).
 	D   engine.Duration
@@ -171,6 +176,11 @@ func (o Op) appendText(b []byte) []byte {
 		if o.Point != 0 {
 			b = append(b, " point="...)
 			b = append(b, crashPointName(o.Point)...)
+		}
+	case OpDisconnect:
+		if o.Reason != 0 {
+			b = append(b, " reason=0x"...)
+			b = append(b, hexDigits[o.Reason>>4], hexDigits[o.Reason&15])
 		}
 	case OpHalfOpen:
 		if o.Told != 0 {
@@ -458,6 +468,10 @@ func (o *Op) parseArgs(args []string) error {
 			err = o.Cfg.parseArg(a)
 		case key == "point" && o.Kind == OpCrash:
 			o.Point, err = parseCrashPoint(val)
+		case key == "reason" && o.Kind == OpDisconnect:
+			var n uint64
+			n, err = strconv.ParseUint(val, 0, 8)
+			o.Reason = uint8(n)
 		case key == "told" && o.Kind == OpHalfOpen:
 			o.Told, err = parseTold(val)
 		case key == "rh" && o.Kind == OpSubscribe:
@@ -539,6 +553,10 @@ func (o *Op) validate() error {
 		if o.Flags&FlagEmpty != 0 && o.Pad != 0 {
 			return fmt.Errorf("publish cannot be both empty and padded")
 		}
+	case OpDisconnect:
+		if o.Reason != 0 && (o.Flags&FlagAbnormal != 0 || !engine.ClientDisconnectReason(packet.ReasonCode(o.Reason))) {
+			return fmt.Errorf("disconnect reason=0x%02x: not a reason a client sends (0x04, 0x80-0x83, 0x90, 0x93-0x99), nor one with abnormal", o.Reason)
+		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
 			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, startid, shared and subids")
@@ -552,3 +570,6 @@ func (o *Op) validate() error {
 	}
 	return nil
 }
+
+// hexDigits are the digits of a reason code's text form.
+const hexDigits = "0123456789abcdef"

@@ -95,7 +95,8 @@ func TestFlowResumeCanary(t *testing.T) {
 // TestRuleCanariesSwarm: the swarm scenario draws the features each rule
 // judges (downgrades, overlapping filters, unsubscribes, retained messages
 // and their clearing, message expiry, keep-alive, small windows, session
-// expiry during an outage, wills and normal disconnects), so the
+// expiry during an outage, wills and normal disconnects with reason codes
+// 0x00, 0x04 and errors), so the
 // default campaign (swarm faults, fixed preset) catches each canary within
 // its budget, named by the rule it breaks.
 func TestRuleCanariesSwarm(t *testing.T) {
@@ -109,6 +110,7 @@ func TestRuleCanariesSwarm(t *testing.T) {
 		{engine.MutNoPumpOnAck, false, model.FlowResume},
 		{engine.MutIgnoreSessionExpiry, false, model.SessionExpiry},
 		{engine.MutWillOnNormalDisconnect, false, model.Will},
+		{engine.MutWillDropOnDisconnect, false, model.Will},
 		{engine.MutVolatileRetained, false, model.Retained},
 	})
 }

@@ -385,12 +385,33 @@ func (s *swarmGen) disconnect(step int) {
 	op := Op{Kind: OpDisconnect, Node: c.name}
 	if r.Chance(1, 2) {
 		op.Flags = FlagAbnormal
+	} else if c.version == 5 {
+		op.Reason = s.disconnectReason()
 	}
 	s.add(op)
 	if r.Chance(1, 3) {
 		s.advance(r.Between(500*ms, 10*engine.Second)) // an outage
 	}
 	s.away = append(s.away, swarmAway{c: c, step: step + 1 + r.IntN(20)})
+}
+
+// disconnectReasons are the error reason codes a client's DISCONNECT may
+// carry (MQTT 5.0 §3.14.2.1).
+var disconnectReasons = []uint8{0x80, 0x81, 0x82, 0x83, 0x93, 0x98}
+
+// disconnectReason draws a v5 client's normal DISCONNECT reason: 0x00,
+// 0x04 Disconnect with Will Message or an error, a third each. Only 0x00
+// removes the will [MQTT-3.14.4-3] [MQTT-3.1.2-10]. It draws from the later
+// dimensions' stream (swarm_shared.go), so the rest of the plan is the one
+// the seed drew before reasons were drawn.
+func (s *swarmGen) disconnectReason() uint8 {
+	switch s.feat.IntN(3) {
+	case 0:
+		return 0
+	case 1:
+		return 0x04
+	}
+	return Pick(s.feat, disconnectReasons)
 }
 
 // returnDue reconnects the clients due back by step.

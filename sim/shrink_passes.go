@@ -238,7 +238,7 @@ func (s *shrinker) simplifyOps() {
 
 // simpler returns the simplifications of op, simplest first: QoS 0 then one
 // level lower, no retain, no clean start, no option flags, retain handling
-// 0, no message expiry, no payload padding (then half of it), durations
+// 0, a DISCONNECT reason 0x00, no message expiry, no payload padding (then half of it), durations
 // rounded down to a whole millisecond or second and halved.
 func simpler(op Op) []Op {
 	var out []Op
@@ -276,6 +276,10 @@ func simpler(op Op) []Op {
 	case OpConnect:
 		if op.Clean {
 			with(func(o *Op) { o.Clean = false })
+		}
+	case OpDisconnect:
+		if op.Reason != 0 {
+			with(func(o *Op) { o.Reason = 0 })
 		}
 	case OpAdvance, OpSlow:
 		for _, d := range shorter(op.D) {

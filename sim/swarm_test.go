@@ -34,6 +34,8 @@ func TestSwarmOpTextForms(t *testing.T) {
 		{"publish p1 topic=t/a qos=2 msg=p1-3 retain expiry=4s pad=300", Op{Kind: OpPublish, Node: "p1", Topic: "t/a", QoS: 2, Msg: "p1-3", Retain: true, D: 4 * engine.Second, Pad: 300}},
 		{"publish p1 topic=t/a qos=1 msg=p1-4 retain empty", Op{Kind: OpPublish, Node: "p1", Topic: "t/a", QoS: 1, Msg: "p1-4", Retain: true, Flags: FlagEmpty}},
 		{"disconnect p1 abnormal", Op{Kind: OpDisconnect, Node: "p1", Flags: FlagAbnormal}},
+		{"disconnect p1 reason=0x04", Op{Kind: OpDisconnect, Node: "p1", Reason: 0x04}},
+		{"disconnect s1 reason=0x98", Op{Kind: OpDisconnect, Node: "s1", Reason: 0x98}},
 	}
 	for _, c := range cases {
 		if got := c.op.String(); got != c.text {
@@ -70,6 +72,10 @@ func TestSwarmOpParseErrors(t *testing.T) {
 		{"publish p1 topic=a qos=1 msg=m empty pad=3", "both empty and padded"},
 		{"connect p1 abnormal", `does not take argument "abnormal"`},
 		{"disconnect p1 nolocal", `does not take argument "nolocal"`},
+		{"disconnect p1 reason=0x8b", "disconnect reason=0x8b: not a reason a client sends"},
+		{"disconnect p1 abnormal reason=0x04", "nor one with abnormal"},
+		{"disconnect p1 reason=0x1ff", "value out of range"},
+		{"publish p1 topic=a qos=1 msg=m reason=0x04", `does not take argument "reason=0x04"`},
 	}
 	for _, c := range cases {
 		_, err := ParseOp(c.text)
