@@ -8,10 +8,12 @@ import "strconv"
 // its plan), every active client's and every new broker session's counter
 // starts a few ids below 65535 (a node's "startid"), so the ids wrap after
 // a few packets, the way tests of real clients and brokers set the counter:
-// id 0 must never be used and ids still in flight must be skipped
-// [MQTT-2.2.1-3] [MQTT-2.2.1-4]. wrap=long (pinned only) wraps the slow
-// way: one publisher sends wrapCount QoS 1 messages (seconds of CPU and
-// hundreds of MB per seed).
+// id 0 must never be used [MQTT-2.2.1-3] [MQTT-2.2.1-4], and the top ids
+// are still in flight when the counter goes on at 1. An id still in flight
+// when the counter comes round to it again takes 65,535 ids: wrap=long
+// (pinned only) wraps that slow way, one publisher sending wrapCount QoS 1
+// messages (seconds of CPU and hundreds of MB per seed); the allocator's
+// unit tests cover the skip.
 
 // The wrap dimension's values.
 const (
