@@ -42,7 +42,7 @@ func (rn *Runner) Run(cfg Config, plan Plan) Result {
 	if err != nil {
 		return Result{Err: err}
 	}
-	if rn.ReuseHistories && rn.mem.last != nil && cap(rn.mem.last.built) <= maxLentEvents {
+	if rn.ReuseHistories && rn.mem.last != nil {
 		w.log.built, w.log.dirty = rn.mem.last.built[:0], true
 	}
 	r := w.run(plan)
@@ -70,16 +70,21 @@ func lendable[T any](s []T, max int) []T {
 	return s[:0]
 }
 
-// lend hands w the memory of the last run, emptied (what grew past the
-// bounds above goes back to the collector).
+// lend hands w the memory of the last run, emptied. What grew past the
+// bounds above goes back to the collector: m lets go of it too, so the run
+// does not hold the last one's room while it grows its own.
 func (m *runMem) lend(w *World) {
-	w.log.recs, w.log.spill = lendable(m.recs, maxLentEvents), lendable(m.spill, maxLentEvents)
+	if m.last != nil && (cap(m.last.built) > maxLentEvents || cap(m.recs) > maxLentEvents) {
+		m.last = nil // (it points into the last run's World, which a huge run makes huge)
+	}
+	m.recs, m.spill, m.heap = lendable(m.recs, maxLentEvents), lendable(m.spill, maxLentEvents), lendable(m.heap, maxLentEvents)
 	if cap(m.tape) > maxLentTape {
 		m.tape = nil
 	}
+	w.log.recs, w.log.spill = m.recs, m.spill
 	w.tr.buf, w.tr.nodes = m.tape, m.nodes
 	w.tr.reset()
-	w.sched.h = lendable(m.heap, maxLentEvents)
+	w.sched.h = m.heap
 	if m.strs == nil || len(m.strs.strs) > maxLentStrs {
 		m.strs = newStrTable()
 	}

@@ -115,6 +115,15 @@ func TestRunnerCapsLentMemory(t *testing.T) {
 		rn.mem.last.built = make([]model.Event, 0, n)
 		rn.mem.tape = make([]byte, tn)
 		recs, built, tape := &rn.mem.recs[:1][0], &rn.mem.last.built[:1][0], &rn.mem.tape[:1][0]
+		if huge { // the runner lets go of the huge room before the run grows its own
+			m := rn.mem
+			if _, err := newWorld(cfg, &m); err != nil {
+				t.Fatal(err)
+			}
+			if m.recs != nil || m.tape != nil || m.last != nil {
+				t.Errorf("after lending, the runner still holds records %d, tape %d, last run %v", cap(m.recs), cap(m.tape), m.last != nil)
+			}
+		}
 		r := rn.Run(cfg, plan)
 		if got := r.Checksum(); got != want {
 			t.Fatalf("huge=%v: checksum %x, want %x", huge, got, want)
