@@ -6,7 +6,8 @@
 //
 // A History (history.go) is what a run produced: packets Sent and Received
 // per node and peer, application events (Accepted, Acknowledged, Delivered,
-// Subscribed, ...), faults (Crash, Restart, StateLost, Partition) and the
+// Subscribed, ..., and Refused: a command whose packet the client's own
+// codec would not write), faults (Crash, Restart, StateLost, Partition) and the
 // liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
 // and the live TCP recorder both produce it. Check runs the invariant
 // checks and returns Violations sorted by step (the index in History.Events;
