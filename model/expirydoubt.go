@@ -17,7 +17,9 @@ package model
 // ConnClosed, or its crash), and the broker crashed or closed the
 // connection before it sent a CONNACK to the client. The interval is the
 // accepted CONNECT's, as a DISCONNECT may change it. Copies the old session
-// owed are then excused, and its subscriptions may or may not exist; a
+// owed are then excused, its subscriptions may or may not exist (routing),
+// and the packet ids it had in flight towards the client may be used
+// again (PacketIDUnique, flight.go); a
 // CONNECT that came within the interval leaves nothing in doubt (the broker
 // had to keep the session, and still owes what it held).
 

@@ -133,6 +133,15 @@ func (s *dirState) connack(i int, sp bool) {
 	}
 }
 
+// expiredUnseen: the broker may have discarded client c's expired session
+// without a CONNACK in the history saying so (expirydoubt.go): the ids it
+// had in flight towards c may be free, as after a Session Present=0
+// [MQTT-4.1.0-2]; a resend of one after a Session Present=1 is allowed
+// (Retransmit).
+func (t *tracker) expiredUnseen(c int32) {
+	t.state(brokerID, c).ids.reset()
+}
+
 // crash bumps the node's crash count and ends every connection it had.
 func (t *tracker) crash(node int32) {
 	t.crashes[node]++
@@ -269,6 +278,7 @@ type trackedCheck interface {
 // tracker-based checks share one pass in Check).
 func runTracked(x *index, checks ...trackedCheck) []Violation {
 	t := newTracker(x)
+	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if !trackedEvents.has(k) {
 			continue
@@ -278,6 +288,10 @@ func runTracked(x *index, checks ...trackedCheck) []Violation {
 			c.observe(t, i, e)
 		}
 		t.update(i, e)
+		for len(doubts) > 0 && int(doubts[0].step) <= i {
+			t.expiredUnseen(doubts[0].client)
+			doubts = doubts[1:]
+		}
 	}
 	var out []Violation
 	for _, c := range checks {

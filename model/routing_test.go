@@ -425,3 +425,20 @@ func TestRoutingUnackedRequest(t *testing.T) {
 		{"... until an acked one at QoS 0", resubLost(0).sub("s1", 3, "t/#", 0, 0, 0).pub("m1", "t/a", 2, false, 0).fwd("s1", "m1", "t/a", 1, false, 0), true, "[MQTT-3.8.4-8]"},
 	})
 }
+
+// TestPacketIDUniqueExpiredUnseen: the broker had PUBLISH id 1 in flight
+// to s1 (Session Expiry 5 s, gone at 10 s) when s1's next CONNECT came and
+// a crash hid the answer. After 15 s the broker may have started a new
+// session that reuses id 1; before, the old session holds it.
+func TestPacketIDUniqueExpiredUnseen(t *testing.T) {
+	lost := func(at int64) *rb {
+		b := newRB().connE("s1", 5, false).fwd("s1", "m1", "t/a", 1, false, 0).at(10).drop("s1").at(at)
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: 5})
+		b.add(Event{Kind: Crash, Node: BrokerNode}).at(at+1).connE("s1", 5, true)
+		return b.xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Topic: "t/a", Msg: "m2", Payload: "m2"})
+	}
+	runRB(t, PacketIDUnique, []rbCase{
+		{"expired, CONNACK lost in a crash", lost(20), false, ""},
+		{"within the interval", lost(12), true, "[MQTT-2.2.1-4]"},
+	})
+}
