@@ -37,7 +37,7 @@ func (w *World) Apply(op Op) error {
 	switch op.Kind {
 	case OpCrash:
 		if op.Point != 0 {
-			w.arm(n, op.Point)
+			w.arm(n, op.Point, op.Skip)
 			break
 		}
 		w.crash(n, model.CrashBetweenSteps)
@@ -56,10 +56,8 @@ func (w *World) Apply(op Op) error {
 		}
 	case OpLoseQoS2:
 		w.loseQoS2(n)
-	case OpReset:
-		w.resetClient(n)
-	case OpHalfOpen:
-		w.halfOpenClient(n, op.Told)
+	case OpReset, OpHalfOpen:
+		w.cut(n, op)
 	default:
 		w.applyClient(n, op)
 	}
@@ -164,6 +162,19 @@ func (w *World) loseQoS2(n *node) {
 	dropped := n.disk.Drop(isIncomingQoS2Key)
 	w.log.add(hrec{kind: model.StateLost, time: int64(w.sched.now), node: n.nameID, reason: w.strs.id(fmt.Sprintf("incoming QoS2 state lost (%d records)", dropped))})
 	w.restart(n)
+}
+
+// cut carries out a reset or half-open op on client n: now, or armed for
+// a packet type.
+func (w *World) cut(n *node, op Op) {
+	switch {
+	case op.On != 0:
+		w.armCut(n, op)
+	case op.Kind == OpReset:
+		w.resetClient(n)
+	default:
+		w.halfOpenClient(n, op.Told)
+	}
 }
 
 // resetClient resets client n's connection, if it has one that is still

@@ -155,20 +155,26 @@
 // or preset judge) or model.CheckPromised. Every candidate is a real run on
 // one Runner; ValidatePlan refuses a candidate that could not run. In rounds
 // until a round changes nothing: random faults are pinned as plan ops
-// (a crash at a crash point as a crash op armed for that kind of point,
-// "crash s1 point=callback-pre", or as crash and restart ops between steps,
-// crash points off; a connection reset or half-open as a reset or half-open
-// op, "reset p1", "half-open p1 told=client", that random fault off; or,
-// once, with the random faults left on: an armed crash makes the draw its
-// random crash made, so that plan replays the run exactly), ops are deleted (halving chunks down to
-// single ops, a node's or a kind's ops, a fault with its repair, small
-// windows), adjacent advances merged, arguments simplified towards the
-// benign zero (QoS, retain, clean start, durations, message ids) and the
-// fault profile too (a custom profile, probabilities to zero, ranges to
-// their minimum). After the first fixed point, a deletion that no longer
-// fails is also tried with a few seeds derived from the plan's: a deleted op
-// shifts every later draw, and a reroll often finds the same failure in
-// the smaller plan. Deterministic: the same input and options give the same
+// (a crash at a crash point as a crash op armed just before it for that
+// kind of point, skipping the points of that kind its node passed at that
+// time before it, "crash s1 point=callback-pre skip=2" (Result's record of
+// them), or as crash and restart ops between steps, crash points off; a
+// connection reset or half-open as a reset or half-open op armed for the
+// packet whose sending drew it, "reset p1 on=pubcomp", "half-open p1
+// told=client on=publish skip=1", or at its time, "reset p1", that random
+// fault off; or, once, with the random faults left on: an armed crash or cut
+// makes the draws its random one made, so that plan replays the run
+// exactly), ops are deleted (halving chunks down to single ops, a node's or
+// a kind's ops, a fault with its repair, small windows), adjacent advances
+// merged, arguments simplified towards the benign zero (QoS, retain, clean
+// start, durations, message ids, skips) and the fault profile too (a custom
+// profile, probabilities to zero, ranges to their minimum). After the first
+// fixed point, a deletion that no longer fails is also tried with 16 seeds
+// derived from the plan's: a deleted op shifts every later draw, and a
+// reroll often finds the same failure in the smaller plan. An armed fault
+// waits for its point or packet, so it still lands where the failure needs
+// it when a deletion moves the run's timing by a few milliseconds, where a
+// fault at a fixed time would miss. Deterministic: the same input and options give the same
 // plan; Stop (a deadline, Ctrl-C) and MaxRuns end it with the smallest
 // failing plan so far.
 //

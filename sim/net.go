@@ -306,7 +306,7 @@ func (w *World) handleSend(n *node, a engine.Send) {
 	if c.reset || c.blackhole {
 		return
 	}
-	if w.phase == phaseSafety && w.networkFault(c) {
+	if w.phase == phaseSafety && (w.cutArmed(c, pkt.typ) || w.networkFault(c)) {
 		return
 	}
 	s := &c.dir[side]

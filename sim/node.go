@@ -12,7 +12,18 @@ import (
 type node struct {
 	// armed is the crash point kind a crash op armed the node to crash at
 	// next (0: none).
-	armed  model.CrashPoint
+	armed model.CrashPoint
+	// armedSkip is how many crash points of that kind the armed crash lets
+	// pass first (Op.Skip).
+	armedSkip uint8
+	// ptTime and ptCount count the crash points of each kind the node
+	// passed at virtual time ptTime: a crash at a crash point records how
+	// many of its kind came before it at its time (World.crashSkips).
+	ptTime  engine.Time
+	ptCount [model.CrashInCallbackPost + 1]uint8
+	// cut is the reset or half-open an op armed a client's link for (its
+	// kind 0: none).
+	cut    armedCut
 	name   string
 	nameID uint32 // name in the run's string table
 	idx    int32
@@ -244,10 +255,18 @@ func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
 		return false
 	}
 	n.points++
-	var hit bool
+	skip := n.countPoint(w.sched.now, p)
+	var hit, armedHit bool
+	if n.armed != 0 && n.armed == p {
+		if n.armedSkip > 0 {
+			n.armedSkip-- // a point the armed crash lets pass: drawn as ever
+		} else {
+			n.armed, armedHit = 0, true
+		}
+	}
 	switch {
-	case n.armed != 0 && n.armed == p:
-		n.armed, hit = 0, true
+	case armedHit:
+		hit = true
 		if !w.cfg.Crash.Exhaustive() {
 			// The draw a random crash point makes here: an armed crash
 			// where a random one fired replays that run exactly.
@@ -261,9 +280,26 @@ func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
 	if !hit {
 		return false
 	}
+	w.crashSkips = append(w.crashSkips, skip)
 	w.crash(n, p)
 	w.scheduleRestart(n)
 	return true
+}
+
+// countPoint counts a crash point of kind p passed at now and returns how
+// many of its kind n passed at now before it.
+func (n *node) countPoint(now engine.Time, p model.CrashPoint) uint8 {
+	if now != n.ptTime {
+		n.ptTime, n.ptCount = now, [len(n.ptCount)]uint8{}
+	}
+	if int(p) >= len(n.ptCount) {
+		return 0
+	}
+	c := n.ptCount[p]
+	if c < 255 {
+		n.ptCount[p]++
+	}
+	return c
 }
 
 // scheduleRestart brings a crashed node back after the profile's delay.

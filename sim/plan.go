@@ -25,7 +25,7 @@ const (
 	OpUnsubscribe                   // unsubscribe s1 filter=t/#
 	OpPublish                       // publish p1 topic=t/a qos=1 msg=p1-1 [retain]
 	OpDisconnect                    // disconnect p1 [abnormal | reason=0x04]
-	OpCrash                         // crash s1 [point=callback-pre] (now, or armed for the node's next crash point of that kind)
+	OpCrash                         // crash s1 [point=callback-pre [skip=N]] (now, or armed for the node's next crash point of that kind, after N others)
 	OpRestart                       // restart s1
 	OpStop                          // stop s1 (clean shutdown: everything synced)
 	OpPartition                     // partition p1
@@ -34,8 +34,8 @@ const (
 	OpLoseQoS2                      // lose-qos2 s1 (reboot losing incoming QoS2 state)
 	OpAdvance                       // advance 500ms
 	OpNode                          // node s1 v=4 expiry=10 rm=2 ... (declares a client, or configures the broker; see NodeConfig)
-	OpReset                         // reset p1 (the client's connection is reset now, as by the network's reset fault)
-	OpHalfOpen                      // half-open p1 [told=client|broker] (the client's connection goes silent now, as by the network's half-open fault)
+	OpReset                         // reset p1 [on=pubcomp] (the client's connection is reset now, or armed: as the next packet of that type is sent on it; as by the network's reset fault)
+	OpHalfOpen                      // half-open p1 [told=client|broker] [on=pubcomp] (the client's connection goes silent now, or armed as reset's; as by the network's half-open fault)
 )
 
 // lastOpKind is the last op kind.
@@ -78,10 +78,17 @@ type Op struct {
 	// Normal disconnection; 0x04 or an error: the broker publishes the
 	// will [MQTT-3.14.4-3]).
 	Reason uint8
-	Pad    uint16 // publish: bytes of padding after the message id in the payload
-	Node   string // the node it acts on ("broker" or a client id); empty for advance
-	Topic  string // publish topic, or subscribe/unsubscribe filter
-	Msg    string // publish message id (the payload)
+	// On, on a reset or half-open, arms the client's link to cut at the
+	// next packet of this MQTT control packet type sent on its connection
+	// (either way) in the safety phase, as the network's fault does on a
+	// packet (on=pubcomp); 0 cuts it now. Skip lets that many packets of
+	// the type pass first (skip=1: the second one is cut); on an armed
+	// crash, that many crash points of its kind.
+	On, Skip uint8
+	Pad      uint16 // publish: bytes of padding after the message id in the payload
+	Node     string // the node it acts on ("broker" or a client id); empty for advance
+	Topic    string // publish topic, or subscribe/unsubscribe filter
+	Msg      string // publish message id (the payload)
 	// D is the advance duration, the slow extra latency, or a publish's v5
 	// Message Expiry Interval (whole seconds; 0: none).
 	D   engine.Duration
@@ -177,15 +184,27 @@ func (o Op) appendText(b []byte) []byte {
 			b = append(b, " point="...)
 			b = append(b, crashPointName(o.Point)...)
 		}
+		if o.Skip != 0 {
+			b = append(b, " skip="...)
+			b = strconv.AppendInt(b, int64(o.Skip), 10)
+		}
 	case OpDisconnect:
 		if o.Reason != 0 {
 			b = append(b, " reason=0x"...)
 			b = append(b, hexDigits[o.Reason>>4], hexDigits[o.Reason&15])
 		}
-	case OpHalfOpen:
+	case OpHalfOpen, OpReset:
 		if o.Told != 0 {
 			b = append(b, " told="...)
 			b = append(b, toldNames[o.Told]...)
+		}
+		if o.On != 0 {
+			b = append(b, " on="...)
+			b = append(b, packetTypeName(o.On)...)
+		}
+		if o.Skip != 0 {
+			b = append(b, " skip="...)
+			b = strconv.AppendInt(b, int64(o.Skip), 10)
 		}
 	case OpSubscribe:
 		b = append(b, " filter="...)
@@ -474,6 +493,12 @@ func (o *Op) parseArgs(args []string) error {
 			o.Reason = uint8(n)
 		case key == "told" && o.Kind == OpHalfOpen:
 			o.Told, err = parseTold(val)
+		case key == "on" && (o.Kind == OpHalfOpen || o.Kind == OpReset):
+			o.On, err = parsePacketType(val)
+		case key == "skip" && (o.Kind == OpHalfOpen || o.Kind == OpReset || o.Kind == OpCrash):
+			var n uint64
+			n, err = strconv.ParseUint(val, 10, 8)
+			o.Skip = uint8(n)
 		case key == "rh" && o.Kind == OpSubscribe:
 			var n uint64
 			n, err = strconv.ParseUint(val, 10, 8)
@@ -556,6 +581,14 @@ func (o *Op) validate() error {
 	case OpDisconnect:
 		if o.Reason != 0 && (o.Flags&FlagAbnormal != 0 || !engine.ClientDisconnectReason(packet.ReasonCode(o.Reason))) {
 			return fmt.Errorf("disconnect reason=0x%02x: not a reason a client sends (0x04, 0x80-0x83, 0x90, 0x93-0x99), nor one with abnormal", o.Reason)
+		}
+	case OpReset, OpHalfOpen:
+		if o.Skip != 0 && o.On == 0 {
+			return fmt.Errorf("%s: skip= needs on=", o.Kind)
+		}
+	case OpCrash:
+		if o.Skip != 0 && o.Point == 0 {
+			return errors.New("crash: skip= needs point=")
 		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {

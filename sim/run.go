@@ -45,6 +45,8 @@ type Result struct {
 	CrashPoints map[string]int
 	// Policy is what the model may assume of the engine preset.
 	Policy model.Policy
+	// crashSkips are World.crashSkips: one per crash at a crash point.
+	crashSkips []uint8
 	// Violations are the model's violations of what Policy promises under
 	// the faults the history shows (model.CheckPromised).
 	Violations []model.Violation
@@ -143,6 +145,7 @@ func (w *World) result(err error) Result {
 		Quiet: w.quietAt >= 0, Err: err,
 		CrashPoints: make(map[string]int, len(w.nodes)),
 		Policy:      ModelPolicy(w.cfg.Preset),
+		crashSkips:  w.crashSkips,
 	}
 	for _, n := range w.nodes {
 		r.CrashPoints[n.name] = n.points

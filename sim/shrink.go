@@ -100,10 +100,10 @@ func Shrink(cfg Config, plan Plan, opts ShrinkOptions) (Shrunk, error) {
 		before := s.accepted
 		s.round()
 		if s.accepted == before {
-			if s.reseed {
+			if s.stage == len(reseedTries)-1 {
 				break
 			}
-			s.reseed = true // the second stage: deletions may reroll the run's draws
+			s.stage++ // the next stage: deletions reroll the run's draws with more seeds
 		}
 	}
 	return s.result(), nil
@@ -131,9 +131,10 @@ type shrinker struct {
 	invalid  int
 	stopped  bool
 	pass     string
-	// reseed is the second stage: a deletion that no longer fails with the
-	// plan's seed is tried with reseedTries other seeds too.
-	reseed bool
+	// stage indexes reseedTries: from the second stage on, a deletion that
+	// no longer fails with the plan's seed is tried with that many other
+	// seeds too.
+	stage int
 	// crashes are the best plan's crashes at random crash points, with
 	// their restarts, and resets its random connection resets and
 	// half-opens, as plan ops at their virtual times.

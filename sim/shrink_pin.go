@@ -16,32 +16,35 @@ type timedOp struct {
 
 // randomFaults returns the faults of h that its run drew at random, as plan
 // ops at their times, sorted by time: crashes at crash points (random or
-// exhaustive mode; not the plan's own crashes, stops or state losses), each
-// followed by a restart op at the node's next restart when that came before
-// the liveness phase (which restarts every node anyway), and connection
-// resets and half-open connections (not those of the plan's own reset and
-// half-open ops, planned).
-func randomFaults(h model.History, planned map[timedOp]int, armedOps []timedOp) (crashes, resets []timedOp) {
+// exhaustive mode; not the plan's own crashes, stops or state losses, nor
+// those of its armed crash ops), each with the points of its kind to skip
+// (skips: Result.crashSkips) and followed by a restart op at the node's next
+// restart when that came before the liveness phase (which restarts every
+// node anyway), and connection resets and half-open connections, each with
+// the packet whose sending cut it (not those of the plan's own reset and
+// half-open ops: planned at their times, armedCuts armed).
+func randomFaults(h model.History, skips []uint8, planned map[timedOp]int, armedCrashes, armedCuts []timedOp) (crashes, resets []timedOp) {
+	points := 0 // crashes at crash points so far: indexes skips
 	for i, e := range h.Events {
 		if e.Kind == model.LivenessStart {
 			break
 		}
 		switch {
 		case e.Kind == model.Cut && (e.Reason == "reset" || e.Reason == "half-open"):
-			kind := OpReset
-			if e.Reason == "half-open" {
-				kind = OpHalfOpen
+			if r, ok := randomCut(h.Events, i, planned, armedCuts); ok {
+				resets = append(resets, r)
 			}
-			r := timedOp{at: engine.Time(e.Time), op: Op{Kind: kind, Node: e.Node}}
-			if planned[r] > 0 {
-				planned[r]--
+		case e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop:
+		default:
+			c := timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node, Point: e.Point}}
+			if points < len(skips) {
+				c.op.Skip = skips[points]
+			}
+			points++
+			if consumeArmed(armedCrashes, c) {
 				continue
 			}
-			resets = append(resets, r)
-		case e.Kind != model.Crash || e.Point == model.CrashBetweenSteps || e.Point == model.CrashStop:
-		case consumeArmed(armedOps, e):
-		default:
-			crashes = append(crashes, timedOp{at: engine.Time(e.Time), op: Op{Kind: OpCrash, Node: e.Node, Point: e.Point}})
+			crashes = append(crashes, c)
 			if at, ok := nextRestart(h.Events[i+1:], e.Node); ok {
 				crashes = append(crashes, timedOp{at: at, op: Op{Kind: OpRestart, Node: e.Node}})
 			}
@@ -60,7 +63,8 @@ func randomFaults(h model.History, planned map[timedOp]int, armedOps []timedOp) 
 // from a plan op, and pinning it again would only add ops.
 func (s *shrinker) noteFaults(r Result, ops []Op) {
 	p := s.resolvedProfile()
-	crashes, resets := randomFaults(r.History(), plannedResets(ops), armedOps(ops))
+	armedCrashes, armedCuts := armedOps(ops)
+	crashes, resets := randomFaults(r.History(), r.crashSkips, plannedResets(ops), armedCrashes, armedCuts)
 	s.crashes, s.resets = nil, nil
 	if p.CrashPointPPM > 0 || s.cfg.Crash.Exhaustive() {
 		s.crashes = crashes
@@ -72,34 +76,98 @@ func (s *shrinker) noteFaults(r Result, ops []Op) {
 	}
 }
 
-// armedOps returns the crash ops of ops armed for a crash point, at their
-// times.
-func armedOps(ops []Op) []timedOp {
-	var out []timedOp
+// randomCut returns the cut of events[i] (a Cut event) as a reset or
+// half-open op armed for the packet that cut it, unless a plan op made it.
+func randomCut(events []model.Event, i int, planned map[timedOp]int, armedCuts []timedOp) (timedOp, bool) {
+	e := events[i]
+	kind := OpReset
+	if e.Reason == "half-open" {
+		kind = OpHalfOpen
+	}
+	r := timedOp{at: engine.Time(e.Time), op: Op{Kind: kind, Node: e.Node}}
+	if planned[r] > 0 {
+		planned[r]--
+		return timedOp{}, false
+	}
+	r.op.On, r.op.Skip = cutPacket(events[:i], e)
+	if kind == OpHalfOpen {
+		r.op.Told = toldOf(events[i+1:], e.Node)
+	}
+	if r.op.On != 0 && consumeArmed(armedCuts, r) {
+		return timedOp{}, false
+	}
+	return r, true
+}
+
+// armedOps returns the ops of ops that armed a fault (crash ops armed for
+// a crash point, and reset and half-open ops armed for a packet type), at
+// their times.
+func armedOps(ops []Op) (crashes, cuts []timedOp) {
 	var now engine.Time
 	for _, op := range ops {
 		switch {
 		case op.Kind == OpAdvance:
 			now += engine.Time(op.D)
 		case op.Kind == OpCrash && op.Point != 0:
-			out = append(out, timedOp{at: now, op: op})
+			crashes = append(crashes, timedOp{at: now, op: op})
+		case (op.Kind == OpReset || op.Kind == OpHalfOpen) && op.On != 0:
+			cuts = append(cuts, timedOp{at: now, op: Op{Kind: op.Kind, Node: op.Node, On: op.On}})
 		}
 	}
-	return out
+	return crashes, cuts
 }
 
-// consumeArmed reports whether crash event e is the crash of an armed op
-// of armed (the first of its node and point armed at or before it), and
-// marks that op fired.
-func consumeArmed(armed []timedOp, e model.Event) bool {
+// consumeArmed reports whether fault f (a crash at its point, a cut on
+// its packet type) is the fault of an armed op of armed (the first of its
+// kind, node and point or packet type armed at or before it), and marks
+// that op fired.
+func consumeArmed(armed []timedOp, f timedOp) bool {
 	for i := range armed {
 		a := &armed[i]
-		if a.op.Kind == OpCrash && a.op.Node == e.Node && a.op.Point == e.Point && a.at <= engine.Time(e.Time) {
+		if a.op.Kind == f.op.Kind && a.op.Node == f.op.Node && a.op.Point == f.op.Point && a.op.On == f.op.On && a.at <= f.at {
 			a.op.Kind = 0 // fired
 			return true
 		}
 	}
 	return false
+}
+
+// toldOf returns the side a half-open connection of client told first
+// (Op.Told: 1 the client, 2 the broker), from the events after its cut: the
+// first ConnClosed on the client's connection; 1 when there is none.
+func toldOf(after []model.Event, client string) uint8 {
+	for _, e := range after {
+		switch {
+		case e.Kind == model.LivenessStart:
+			return 1
+		case e.Kind == model.ConnClosed && e.Node == client:
+			return 1
+		case e.Kind == model.ConnClosed && e.Peer == client:
+			return 2
+		}
+	}
+	return 1
+}
+
+// cutPacket returns the type of the packet whose sending cut a connection
+// at event cut (the last event before it, a Sent on the cut client's
+// connection at the same time), or 0, and how many packets of that type
+// were sent on the connection at that time (or 1ns before) before it: an
+// op armed 1ns before the cut skips those.
+func cutPacket(before []model.Event, cut model.Event) (typ, skip uint8) {
+	on := func(e model.Event) bool {
+		return e.Kind == model.Sent && (e.Node == cut.Node || e.Peer == cut.Node)
+	}
+	if len(before) == 0 || !on(before[len(before)-1]) || before[len(before)-1].Time != cut.Time {
+		return 0, 0
+	}
+	typ = before[len(before)-1].Packet.Type
+	for i := len(before) - 2; i >= 0 && before[i].Time >= cut.Time-1; i-- {
+		if on(before[i]) && before[i].Packet.Type == typ && skip < 255 {
+			skip++
+		}
+	}
+	return typ, skip
 }
 
 // plannedResets counts the reset and half-open ops of a plan by time, kind
@@ -112,7 +180,9 @@ func plannedResets(ops []Op) map[timedOp]int {
 		case OpAdvance:
 			now += engine.Time(op.D)
 		case OpReset, OpHalfOpen:
-			out[timedOp{at: now, op: Op{Kind: op.Kind, Node: op.Node}}]++
+			if op.On == 0 {
+				out[timedOp{at: now, op: Op{Kind: op.Kind, Node: op.Node}}]++
+			}
 		}
 	}
 	return out
@@ -188,12 +258,18 @@ func (s *shrinker) pinFaults() {
 	}
 	tolds := []uint8{0}
 	if slices.ContainsFunc(s.resets, func(r timedOp) bool { return r.op.Kind == OpHalfOpen }) {
-		tolds = []uint8{1, 2} // the network's half-open tells the client or the broker
+		tolds = []uint8{0, 1, 2} // as the run told, then the client or the broker
+	}
+	cutss := [][]timedOp{armedCuts(s.resets)}
+	if timed := timedCuts(s.resets); !slices.Equal(timed, cutss[0]) {
+		cutss = append(cutss, timed)
 	}
 	for _, crashes := range [][]timedOp{armed(s.crashes), between(s.crashes)} {
-		for _, told := range tolds {
-			if s.pinVariants(crashes, withTold(s.resets, told)) {
-				return
+		for _, cuts := range cutss {
+			for _, told := range tolds {
+				if s.pinVariants(crashes, withTold(cuts, told)) {
+					return
+				}
 			}
 		}
 		if len(s.crashes) == 0 {
@@ -208,7 +284,7 @@ func (s *shrinker) pinFaults() {
 		// fault profile pass turns the random ones off when they no longer
 		// matter.
 		s.pinnedExact = true
-		s.tryExact(armed(s.crashes), withTold(s.resets, 1))
+		s.tryExact(armed(s.crashes), armedCuts(s.resets))
 	}
 }
 
@@ -233,11 +309,12 @@ func (s *shrinker) pinVariants(crashes, resets []timedOp) bool {
 	return false
 }
 
-// withTold returns cuts with every half-open op's told side set.
+// withTold returns cuts with every half-open op's told side set (told 0:
+// as the run told).
 func withTold(cuts []timedOp, told uint8) []timedOp {
 	out := slices.Clone(cuts)
 	for i := range out {
-		if out[i].op.Kind == OpHalfOpen {
+		if out[i].op.Kind == OpHalfOpen && told != 0 {
 			out[i].op.Told = told
 		}
 	}
@@ -257,11 +334,34 @@ func armed(crashes []timedOp) []timedOp {
 	return out
 }
 
+// armedCuts returns cuts as reset and half-open ops armed for the packet
+// whose sending cut the connection, 1ns before it was sent (those whose
+// packet is not known stay at their time).
+func armedCuts(cuts []timedOp) []timedOp {
+	out := slices.Clone(cuts)
+	for i := range out {
+		if out[i].op.On != 0 {
+			out[i].at = max(out[i].at-1, 0)
+		}
+	}
+	return out
+}
+
+// timedCuts returns cuts as reset and half-open ops that cut the
+// connection at their time.
+func timedCuts(cuts []timedOp) []timedOp {
+	out := slices.Clone(cuts)
+	for i := range out {
+		out[i].op.On = 0
+	}
+	return out
+}
+
 // between returns crashes as crash ops between steps, with their restarts.
 func between(crashes []timedOp) []timedOp {
 	out := slices.Clone(crashes)
 	for i := range out {
-		out[i].op.Point = 0
+		out[i].op.Point, out[i].op.Skip = 0, 0
 	}
 	return out
 }

@@ -221,7 +221,7 @@ func TestShrinkPinsFaults(t *testing.T) {
 		op     string
 	}{
 		{"broker-periodic", 351, model.PacketIDUnique, "\ncrash broker point=after-action\n"},
-		{"legacy-retransmit", 522, model.NoLoss, "\nreset p1\n"},
+		{"legacy-retransmit", 522, model.NoLoss, "\nreset p1 on=publish\n"},
 	}
 	for _, c := range cases {
 		cfg, plan := presetSeed(t, c.preset, c.seed)
@@ -346,7 +346,7 @@ func TestHalfOpenOp(t *testing.T) {
 func TestArmedCrashReplaysRandomOne(t *testing.T) {
 	cfg, plan := presetSeed(t, "broker-periodic", 351)
 	orig := Run(cfg, plan)
-	crashes, _ := randomFaults(orig.History(), nil, nil)
+	crashes, _ := randomFaults(orig.History(), orig.crashSkips, nil, nil, nil)
 	if len(armed(crashes)) == 0 {
 		t.Fatal("no random crash in broker-periodic seed 351")
 	}
@@ -368,7 +368,8 @@ func TestArmedCrashReplaysRandomOne(t *testing.T) {
 	if a, b := fmt.Sprint(specJudge(orig)), fmt.Sprint(specJudge(again)); a != b {
 		t.Errorf("violations differ:\n%s\n--- armed ---\n%s", a, b)
 	}
-	if left, _ := randomFaults(again.History(), nil, armedOps(pinned.Ops)); len(left) != 0 {
+	armedCrashes, armedCuts := armedOps(pinned.Ops)
+	if left, _ := randomFaults(again.History(), again.crashSkips, nil, armedCrashes, armedCuts); len(left) != 0 {
 		t.Errorf("armed crashes taken for random ones: %v", left)
 	}
 }

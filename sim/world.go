@@ -175,26 +175,30 @@ const (
 // World is one simulated deployment: a broker and clients, each an engine,
 // joined by a virtual network, on a virtual clock, with crashable disks.
 type World struct {
-	cfg    Config
-	prof   Profile
-	scen   Scenario
-	rnd    *Rand
-	sched  Scheduler
-	nodes  []*node
-	byName map[string]int32
-	conns  []*conn         // conns[id-1]
-	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
-	phase  phase
-	log    histLog
-	tr     trace
-	stats  Stats
-	obs    observer
-	crashK int32          // exhaustive-mode node index, -1 if none
-	strs   *strTable      // interned names, topics, payloads, filters
-	evs    worldEvents    // slots boxing the frequent events
-	bytes  byteArena      // copies handed to the engines
-	carve  connCarvers    // conns and the first room of their streams
-	wire   packet.Decoder // decodes what each Send writes (wire.go)
+	// crashSkips are, for each crash at a crash point in order, how many
+	// points of its kind its node passed at its time before it: an armed
+	// crash op replaying it skips that many (Op.Skip).
+	crashSkips []uint8
+	cfg        Config
+	prof       Profile
+	scen       Scenario
+	rnd        *Rand
+	sched      Scheduler
+	nodes      []*node
+	byName     map[string]int32
+	conns      []*conn         // conns[id-1]
+	parked     []engine.ConnID // dials waiting for a partition to heal or the broker to restart
+	phase      phase
+	log        histLog
+	tr         trace
+	stats      Stats
+	obs        observer
+	crashK     int32          // exhaustive-mode node index, -1 if none
+	strs       *strTable      // interned names, topics, payloads, filters
+	evs        worldEvents    // slots boxing the frequent events
+	bytes      byteArena      // copies handed to the engines
+	carve      connCarvers    // conns and the first room of their streams
+	wire       packet.Decoder // decodes what each Send writes (wire.go)
 	// wireBuf holds a claimed packet encoded again (wire.go).
 	wireBuf []byte
 	// wireErr is the first Send whose bytes disagreed with its packet.
