@@ -660,7 +660,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 			s.add(i, s.retainedCite(p.Topic), Retained, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
 				p.Msg, p.Topic, peer)
 		}
-	case p.Retain && cp.owed > 0:
+	case cp.asRetained(p):
 		cp.owed--
 		cp.must = cp.must && cp.owed > 0
 		if p.QoS > cp.owedQoS {
@@ -692,6 +692,28 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 	default:
 		s.judgeUnmatched(i, k, e)
 	}
+}
+
+// asRetained reports whether a send p (to the client of cp) is the
+// retained copy a SUBACK owed rather than a live copy: RETAIN=1 marks a
+// retained copy [MQTT-3.3.1-9], but a live copy on a subscription with
+// Retain As Published keeps it too [MQTT-3.3.1-12]. When both are pending,
+// a QoS only one of them may have tells them apart [MQTT-3.8.4-8]; a QoS
+// both may have is taken as the one whose QoS range is narrower, leaving
+// the wider range to the other copy (the doubt goes to the broker), and as
+// the retained copy when the ranges are as wide (a live copy may have been
+// dropped: at QoS 0, or for an offline client).
+func (cp *routeCopy) asRetained(p *Packet) bool {
+	if !p.Retain || cp.owed == 0 {
+		return false
+	}
+	if cp.live == 0 || !cp.rap || p.QoS < cp.lo || p.QoS > cp.hi {
+		return true
+	}
+	if p.QoS > cp.owedQoS {
+		return false
+	}
+	return cp.owedQoS <= cp.hi-cp.lo
 }
 
 // judgeUnmatched judges a first copy of a message that matched none of the
@@ -748,7 +770,7 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	cp := r.find(routeKey{msg: msg, topic: topicKey(msg, e.Packet.Topic)})
 	switch {
 	case cp == nil:
-	case e.Packet.Retain && cp.owed > 0:
+	case cp.asRetained(&e.Packet):
 		cp.owed--
 		cp.must = cp.must && cp.owed > 0
 	case cp.fresh > 0:
@@ -810,6 +832,14 @@ func qosRange(lo, hi uint8) string {
 	return fmt.Sprintf("QoS %d to %d", lo, hi)
 }
 
+// owedExpired reports whether the Message Expiry of the retained copy owed
+// ran out by time end: queued behind a full window, it may have expired
+// before the broker could send it, and an expired copy is deleted unsent
+// [MQTT-3.3.2-5].
+func (cp *routeCopy) owedExpired(end int64) bool {
+	return cp.owedExp > 0 && end >= cp.owedAt+int64(cp.owedExp)*1e9
+}
+
 // finish reports retained copies owed and never sent, once a liveness phase
 // ran (the world had time to send them).
 func (s *routeState) finish() {
@@ -817,11 +847,12 @@ func (s *routeState) finish() {
 		return
 	}
 	s.willsUnpublished()
+	end := s.x.h.Events[len(s.x.h.Events)-1].Time
 	for _, c := range s.judged {
 		r := &s.clients[c]
 		s.parked(c, r)
 		for _, ci := range r.owed {
-			if cp := &r.copies[ci]; cp.owed > 0 && cp.must {
+			if cp := &r.copies[ci]; cp.owed > 0 && cp.must && !cp.owedExpired(end) {
 				cp.must = false // reported once
 				s.add(int(cp.owedStep), nil, Retained, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
 					s.x.nodes[c], s.x.msgs[cp.msg])

@@ -206,6 +206,44 @@ func TestRetainedInDoubt(t *testing.T) {
 	})
 }
 
+// TestRetainedOrLive: a live copy on a subscription with Retain As
+// Published keeps RETAIN=1 [MQTT-3.3.1-12], as does the retained copy a
+// later SUBACK owes [MQTT-3.3.1-9]; when both are pending, each send is
+// matched to a copy whose QoS it may have [MQTT-3.8.4-8], whatever their
+// order; a retained copy owed with a Message Expiry that ran out before the
+// history ended may have been deleted unsent [MQTT-3.3.2-5].
+func TestRetainedOrLive(t *testing.T) {
+	const rap = OptRetainAsPublished
+	// both: s1 holds t/# at QoS g with Retain As Published, r1 (QoS 2,
+	// RETAIN=1) comes, then s1 subscribes t/r at QoS rg: a live copy at QoS
+	// g and a retained copy at QoS rg are pending.
+	both := func(g, rg uint8) *rb {
+		return newRB().conn("s1", false).sub("s1", 1, "t/#", g, g, rap).conn("p1", false).
+			xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 2, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"}).
+			xfer(BrokerNode, "p1", Packet{Type: PUBREC, ID: 1}).sub("s1", 2, "t/r", rg, rg, 0)
+	}
+	expiring := func(end int64) *rb {
+		return subbed(1).at(10).pub("r1", "t/r", 1, true, 1).sub("s2", 1, "t/#", 1, 1, 0).at(end).liveness()
+	}
+	cases := []struct {
+		name    string
+		b       *rb
+		inv     Invariant
+		violate bool
+		reason  string
+	}{
+		{"live at 1, then retained at 2", both(1, 2).fwd("s1", "r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 2, true, 0).liveness(), GrantedQoS, false, ""},
+		{"retained at 2, then live at 1", both(1, 2).fwd("s1", "r1", "t/r", 2, true, 0).fwd("s1", "r1", "t/r", 1, true, 0).liveness(), GrantedQoS, false, ""},
+		{"two at 2", both(1, 2).fwd("s1", "r1", "t/r", 2, true, 0).fwd("s1", "r1", "t/r", 2, true, 0), GrantedQoS, true, "at QoS 2"},
+		{"both ranges as wide: the retained copy", both(0, 0).fwd("s1", "r1", "t/r", 0, true, 0).liveness(), Retained, false, ""},
+		{"retained copy expired unsent", expiring(20), Retained, false, ""},
+		{"retained copy not expired, unsent", expiring(10), Retained, true, "never sent"},
+	}
+	for _, c := range cases {
+		runRB(t, c.inv, []rbCase{{c.name, c.b, c.violate, c.reason}})
+	}
+}
+
 func TestMessageExpiry(t *testing.T) {
 	runRB(t, MessageExpiry, []rbCase{
 		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},
