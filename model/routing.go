@@ -77,6 +77,7 @@ type routeClient struct {
 // filter's subscription existed when it came (surely, or maybe).
 type routeReq struct {
 	p                Packet
+	at               int // the broker's Received event
 	existed, doubted bool
 }
 
@@ -230,7 +231,7 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 			s.willTopics[p.Topic] = true
 		}
 	case SUBSCRIBE, UNSUBSCRIBE:
-		s.request(s.client(c), p)
+		s.request(i, s.client(c), p)
 	case PUBLISH:
 		k := uint64(c)<<16 | uint64(p.ID)
 		if p.QoS == 2 && s.inbound[k] {
@@ -249,14 +250,14 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 	}
 }
 
-// request notes a SUBSCRIBE or UNSUBSCRIBE the broker received.
-func (s *routeState) request(r *routeClient, p *Packet) {
+// request notes a SUBSCRIBE or UNSUBSCRIBE the broker received at step i.
+func (s *routeState) request(i int, r *routeClient, p *Packet) {
 	if p.Filter == "" {
 		r.unknown = true
 		return
 	}
 	sub := r.subs[p.Filter]
-	r.pending[p.ID] = routeReq{p: *p, existed: sub != nil && !sub.maybe, doubted: sub != nil && sub.maybe}
+	r.pending[p.ID] = routeReq{p: *p, at: i, existed: sub != nil && !sub.maybe, doubted: sub != nil && sub.maybe}
 	r.hasIDs = r.hasIDs || len(p.SubIDs) > 0
 	switch {
 	case p.Type == UNSUBSCRIBE && sub != nil:
@@ -281,6 +282,9 @@ func (s *routeState) brokerSent(i int, e *Event) {
 		r := &s.clients[c]
 		if req, ok := r.pending[p.ID]; ok && req.p.Type == UNSUBSCRIBE {
 			delete(r.pending, p.ID)
+			if r.resubscribed(&req) {
+				break // the filter's entry is that SUBSCRIBE's, taken after this one
+			}
 			r.retire(req.p.Filter, r.subs[req.p.Filter], i, 0)
 			delete(r.subs, req.p.Filter)
 		}
@@ -314,6 +318,19 @@ func (s *routeState) brokerSent(i int, e *Event) {
 			s.resent(i, c, e)
 		}
 	}
+}
+
+// resubscribed reports whether a SUBSCRIBE of the filter of UNSUBSCRIBE
+// req, received after it, awaits its SUBACK: the broker takes a client's
+// requests in order, so the subscription that SUBSCRIBE made may exist
+// whatever req removed [MQTT-3.10.4-1] [MQTT-3.8.4-3].
+func (r *routeClient) resubscribed(req *routeReq) bool {
+	for _, q := range r.pending {
+		if q.p.Type == SUBSCRIBE && q.p.Filter == req.p.Filter && q.at > req.at {
+			return true
+		}
+	}
+	return false
 }
 
 // discard forgets a client's session: the broker started a new one.

@@ -480,3 +480,27 @@ func TestPacketIDUniqueExpiredUnseen(t *testing.T) {
 		{"within the interval", lost(12), true, "[MQTT-2.2.1-4]"},
 	})
 }
+
+// TestUnsubscribeThenResubscribe: s1's UNSUBSCRIBE and SUBSCRIBE of t/a
+// reach the broker, which answers the UNSUBACK and crashes before the
+// SUBACK: the SUBSCRIBE, taken after the UNSUBSCRIBE, may have made the
+// subscription, so a copy of a later message is allowed [MQTT-3.8.4-3];
+// in the other order the UNSUBSCRIBE removed it [MQTT-3.10.4-1] and the
+// copy is not [MQTT-3.10.4-2].
+func TestUnsubscribeThenResubscribe(t *testing.T) {
+	reqs := func(subFirst bool) *rb {
+		b := subbed(1)
+		un := Packet{Type: UNSUBSCRIBE, ID: 2, Filter: "t/#"}
+		re := Packet{Type: SUBSCRIBE, ID: 3, Filter: "t/#", QoS: 1}
+		if subFirst {
+			un, re = re, un
+		}
+		b.xfer("s1", BrokerNode, un).xfer("s1", BrokerNode, re).xfer(BrokerNode, "s1", Packet{Type: UNSUBACK, ID: 2})
+		b.add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true).conn("p1", false)
+		return b.pub("m1", "t/a", 1, false, 0).fwd("s1", "m1", "t/a", 1, false, 0)
+	}
+	runRB(t, Unsubscribe, []rbCase{
+		{"SUBSCRIBE after the UNSUBSCRIBE, unanswered", reqs(false), false, ""},
+		{"SUBSCRIBE before the UNSUBSCRIBE", reqs(true), true, "[MQTT-3.10.4-2]"},
+	})
+}
