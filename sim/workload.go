@@ -244,9 +244,6 @@ func b2i(b bool) int {
 // but those the model does not yet judge right, pinned off (each gives
 // false violations under the fixed engines):
 //
-//   - payload: a message dropped for a subscriber's Maximum Packet Size
-//     counts as lost [MQTT-3.1.2-25] (the history does not record a
-//     PUBLISH's size);
 //   - retained, clear and msgexpiry: the model learned to tell a retained
 //     copy from a duplicate, not to judge a message without an id, and not
 //     to owe a copy that expired while it could not be sent (0 failing of
@@ -270,7 +267,13 @@ func b2i(b bool) int {
 // no failing seed (simrun campaign -seeds 6000 -workers 1 -workload
 // wrap=draw, and -start 6000), nor 6,000 more with it drawn by default on
 // a later main, at a peak RSS of 112-121 MB (111 MB with it pinned off).
+//
+// payload is drawn since the history records each PUBLISH's encoded size
+// and the model excuses exactly the copies too large for a subscriber's
+// Maximum Packet Size [MQTT-3.1.2-25]: simrun campaign -seeds 6000
+// -workload payload=draw (these pins otherwise) failed 0 seeds, 1,792
+// before; the default 12,000-seed campaign with it drawn fails none.
 func DefaultWorkload() Workload {
-	w, _ := ParseWorkload("retained=off,clear=off,msgexpiry=off,payload=off,shared=off,subids=off")
+	w, _ := ParseWorkload("retained=off,clear=off,msgexpiry=off,shared=off,subids=off")
 	return w
 }
