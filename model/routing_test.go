@@ -365,6 +365,9 @@ func TestWill(t *testing.T) {
 			at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), true, "never went to s1"},
 		{"DISCONNECT 0x00, reconnected, nothing sent", sub().willConn(0, 60).xfer("c1", BrokerNode, normal).
 			at(5).drop("c1").at(8).conn("c1", true).at(20).liveness(), false, ""},
+		{"a close with another connection open: its end is a guess", sub().willConn(10, 60).at(5).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "c1"}).
+			at(6).add(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "c1"}).at(8).add(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "c1"}).
+			at(17).conn("c1", true).at(30).liveness(), false, ""},
 		{"an older connection still open: which one ended is a guess", sub().willConn(0, 60).add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "c1"}).
 			at(5).drop("c1").at(20).liveness(), false, ""},
 		{"broker crash", will(sub().willConn(0, 0).add(Event{Kind: Crash, Node: BrokerNode}).conn("s1", true)), false, ""},

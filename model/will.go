@@ -17,6 +17,7 @@ type willArm struct {
 	normal    bool  // ... or with DISCONNECT 0x00: never to be published
 	lax       bool  // a broker crash: not judged
 	cancelled bool  // the client reconnected within the delay
+	unsure    bool  // the close that ended it may have been another connection's: its end may be later
 	endAt     int64
 	endStep   int32
 	armAt     int64 // when it is due: the end plus min(Will Delay, session expiry)
@@ -145,10 +146,14 @@ func (s *routeState) willConns(i int, c int32, e *Event) {
 		w.conns[c] = append(cs, willConn{openedAt: e.Time})
 	case len(cs) > 0:
 		j := slices.IndexFunc(cs, func(wc willConn) bool { return wc.takenOver })
+		unsure := j < 0 && len(cs) > 1 // another open connection may be the one that closed
 		if j < 0 {
 			j = max(slices.IndexFunc(cs, func(wc willConn) bool { return wc.connected }), 0)
 		}
 		s.willEnd(cs[j].arm, e.Time, i)
+		if a := cs[j].arm; a > 0 && unsure {
+			w.arms[a-1].unsure = true
+		}
 		w.conns[c] = slices.Delete(cs, j, j+1)
 	}
 }
@@ -210,8 +215,8 @@ func (s *routeState) willsUnpublished() {
 	end := s.x.h.Events[len(s.x.h.Events)-1].Time
 	for ai := range s.wills.arms {
 		a := &s.wills.arms[ai]
-		if !a.ended || a.cancelled || a.lax || a.published || a.armAt > end || s.wills.mayBeOpen(a) {
-			continue
+		if !a.ended || a.cancelled || a.lax || a.published || a.unsure || a.armAt > end || s.wills.mayBeOpen(a) {
+			continue // (unsure: a reconnect may have come within the delay from its real end)
 		}
 		p := &s.x.h.Events[a.step].Packet
 		if sub := s.willWitness(a, p); sub >= 0 {

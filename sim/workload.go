@@ -80,7 +80,7 @@ var dimSpecs = [numDims]dimSpec{
 	dimRetained:    {key: "retained", names: onOff, doc: "retained messages (set, replace) and subscribers arriving after them"},
 	dimClear:       {key: "clear", names: onOff, doc: "retained messages cleared with an empty payload (QoS 1)"},
 	dimWills:       {key: "wills", names: onOff, doc: "will messages, with and without v5 Will Delay"},
-	dimDisconnects: {key: "disconnects", names: onOff, doc: "normal and abnormal disconnects, outages longer than a Session Expiry"},
+	dimDisconnects: {key: "disconnects", names: onOff, doc: "normal disconnects (v5: DISCONNECT 0x00, 0x04 or an error reason) and abnormal ones, outages longer than a Session Expiry"},
 	dimMsgExpiry:   {key: "msgexpiry", names: onOff, doc: "v5 Message Expiry of 1-4 s on some messages"},
 	dimWindows:     {key: "windows", names: onOff, doc: "Receive Maximum and inflight windows of 1-4 on the clients and the broker"},
 	dimKeepAlive:   {key: "keepalive", names: onOff, doc: "keep-alives of 1-3 s and idle gaps of 2-8 s"},
