@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"os"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -49,27 +50,37 @@ func TestBrokerSessDoubt(t *testing.T) {
 }
 
 // TestSwarmRegressionSeeds: seeds of the 100,000-seed run that once failed
-// under the default workload, each with what it found. Both lost the
-// CONNACK (Session Present=0) of an expired v5 session in a crash: the
-// observer and the model now count what the old session owed as owed no
-// more when the broker was allowed to discard it. The seeds keep the pins
-// of that run (DefaultWorkload then) so that they replay the plans that
-// failed.
+// under the default workload. Both lost the CONNACK (Session Present=0) of
+// an expired v5 session in a crash: the observer and the model now count
+// what the old session owed as owed no more when the broker was allowed to
+// discard it. The seeds' plans change as the default workload grows, so
+// their failing plans, as generated and shrunk then, replay too.
 func TestSwarmRegressionSeeds(t *testing.T) {
-	wl, err := ParseWorkload(regressionPins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, seed := range []uint64{
-		36011, // the subscriber crashed before reading SP=0: NoStuck on its PUBREC'd id
-		80796, // the broker crashed before sending SP=0: FlowResume and NoStuck
+	for _, c := range []struct {
+		seed uint64
+		plan string // the plan that failed, from testdata
+	}{
+		{36011, "expired-unseen-36011.plan"}, // the subscriber crashed before reading SP=0: NoStuck on its PUBREC'd id
+		{80796, "expired-unseen-80796.plan"}, // the broker crashed before sending SP=0: FlowResume and NoStuck
 	} {
-		r := mustRun(t, Config{Seed: seed, Profile: "swarm", Scenario: SwarmScenario, Workload: wl})
+		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
-			t.Errorf("seed %d: %v\nreplay: simrun run -scenario swarm -seed %d -workload %s", seed, r.Violations, seed, regressionPins)
+			t.Errorf("seed %d: %v\nreplay: simrun run -scenario swarm -seed %d", c.seed, r.Violations, c.seed)
+		}
+		text, err := os.ReadFile("testdata/" + c.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := ParsePlan(string(text))
+		if err != nil {
+			t.Fatalf("%s: %v", c.plan, err)
+		}
+		cfg, err := ConfigOf(plan.Header)
+		if err != nil {
+			t.Fatalf("%s: %v", c.plan, err)
+		}
+		if r := Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
+			t.Errorf("%s: %v %v\nreplay: simrun replay sim/testdata/%s", c.plan, r.Err, r.Violations, c.plan)
 		}
 	}
 }
-
-// regressionPins are the default pins of the 100,000-seed run.
-const regressionPins = "unsub=off,retained=off,clear=off,msgexpiry=off,payload=off,wrap=off,shared=off,subids=off"
