@@ -110,6 +110,7 @@ type routeCopy struct {
 	handed   int32 // first copies taken as handed on from a group for other publications (judgeSend)
 	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
 	owed     int32 // retained copies owed (one per SUBACK that asked for it)
+	rsent    int32 // retained copies sent (first sends)
 	must     bool  // ... and must be sent (no crash or connection end since)
 }
 
@@ -678,7 +679,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 				p.Msg, p.Topic, peer)
 		}
 	case cp.asRetained(p):
-		cp.owed--
+		cp.owed, cp.rsent = cp.owed-1, cp.rsent+1
 		cp.must = cp.must && cp.owed > 0
 		if p.QoS > cp.owedQoS {
 			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
@@ -788,8 +789,13 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	switch {
 	case cp == nil:
 	case cp.asRetained(&e.Packet):
-		cp.owed--
-		cp.must = cp.must && cp.owed > 0
+		if cp.rsent == 0 {
+			// it stands for a first send the recorder missed; a resend of
+			// one sent before owes nothing more
+			cp.owed--
+			cp.must = cp.must && cp.owed > 0
+			cp.rsent++
+		}
 	case cp.fresh > 0:
 		cp.fresh--
 	}

@@ -244,6 +244,27 @@ func TestRetainedOrLive(t *testing.T) {
 	}
 }
 
+// TestRetainedResent: each new subscription brings the retained message
+// [MQTT-3.3.1-9]; a resend (DUP=1) of a retained copy already sent, after a
+// reconnect, is not the copy a later SUBACK owes, which may still come as a
+// first send; with no second SUBACK, that second first send is owed by
+// nothing [MQTT-3.10.4-2].
+func TestRetainedResent(t *testing.T) {
+	resent := func(second bool) *rb {
+		b := subbed(1).pub("r1", "t/r", 1, true, 0).conn("s2", false).sub("s2", 1, "t/r", 1, 1, 0).fwd("s2", "r1", "t/r", 1, true, 0)
+		if second {
+			b.sub("s2", 2, "t/#", 1, 1, 0)
+		}
+		b.drop("s2").conn("s2", true)
+		b.xfer(BrokerNode, "s2", Packet{Type: PUBLISH, ID: 7, QoS: 1, Dup: true, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"})
+		return b.fwd("s2", "r1", "t/r", 1, true, 0)
+	}
+	runRB(t, Unsubscribe, []rbCase{
+		{"second SUBACK's copy after a resend of the first", resent(true), false, ""},
+		{"a second copy no SUBACK owes", resent(false), true, "[MQTT-3.10.4-2]"},
+	})
+}
+
 func TestMessageExpiry(t *testing.T) {
 	runRB(t, MessageExpiry, []rbCase{
 		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},
