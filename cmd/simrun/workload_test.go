@@ -22,7 +22,7 @@ func TestRunWorkloadFlag(t *testing.T) {
 		t.Errorf("saved plan's workload line:\n%s", text)
 	}
 	direct := simrun(t, "run", "-scenario", "swarm", "-seed", "4", "-workload", "pubs=2,wills=on,clear=draw").want(t, exitOK)
-	if !strings.Contains(direct.stdout, "-scenario swarm -version 5 -workload pubs=2,retained=off,wills=on,msgexpiry=off,shared=off,subids=off") {
+	if !strings.Contains(direct.stdout, "-scenario swarm -version 5 -workload pubs=2,wills=on,shared=off,subids=off") {
 		t.Errorf("replay command lacks the pins:\n%s", direct.stdout)
 	}
 	back := simrun(t, "replay", plan).want(t, exitOK)
@@ -65,7 +65,7 @@ func TestWorkloadFlagErrors(t *testing.T) {
 func TestCampaignDefaultsToSwarm(t *testing.T) {
 	dir := t.TempDir()
 	r := simrun(t, "campaign", "-seeds", "4", "-out", dir).want(t, exitOK)
-	if !strings.Contains(r.stderr+r.stdout, "-scenario swarm -version 5 -workload retained=off,clear=off,msgexpiry=off,shared=off,subids=off") {
+	if !strings.Contains(r.stderr+r.stdout, "-scenario swarm -version 5 -workload shared=off,subids=off") {
 		t.Errorf("campaign output does not name the swarm world:\n%s\n%s", r.stdout, r.stderr)
 	}
 	recs := readRecords(t, dir)
