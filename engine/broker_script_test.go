@@ -514,7 +514,7 @@ func (w *bsWorld) configure(args []string) error {
 				"ignoregrantedqos": MutIgnoreGrantedQoS, "copypersubscription": MutCopyPerSubscription,
 				"keepunsubscribed": MutKeepUnsubscribed, "retainemptypayload": MutRetainEmptyPayload,
 				"expiryunchanged": MutExpiryUnchanged, "shareddroponend": MutSharedDropOnEnd, "sharedtoall": MutSharedToAll,
-				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry, "willdropondisconnect": MutWillDropOnDisconnect,
+				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry, "willdropondisconnect": MutWillDropOnDisconnect, "ignoremaxsize": MutIgnoreMaxSize,
 				"subidsfirstonly":        MutSubIDsFirstOnly,
 				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained,
 				"maxsizeestimate": MutMaxSizeEstimate}[v]

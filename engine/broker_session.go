@@ -163,8 +163,8 @@ func (b *Broker) attach(c *brokerConn, s *brokerSession, p *packet.Connect) {
 		if p.Props.Present.Has(packet.PropReceiveMaximum) && p.Props.ReceiveMaximum > 0 && b.pol.Mutations&MutIgnoreReceiveMax == 0 {
 			c.window = int(p.Props.ReceiveMaximum) // [MQTT-3.3.4-9] the client's Receive Maximum gates every send
 		}
-		if p.Props.Present.Has(packet.PropMaximumPacketSize) {
-			c.maxOut = p.Props.MaximumPacketSize
+		if p.Props.Present.Has(packet.PropMaximumPacketSize) && b.pol.Mutations&MutIgnoreMaxSize == 0 {
+			c.maxOut = p.Props.MaximumPacketSize // [MQTT-3.1.2-25]
 		}
 		c.aliasOut = b.newAliasOut(p)
 	}

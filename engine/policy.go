@@ -112,6 +112,7 @@ const (
 	MutVolatileRetained                            // broker: never persist retained messages, so a restart forgets them
 	MutMaxSizeEstimate                             // broker: judge a copy's fit by its topic and payload plus 64 bytes, not its encoded size, so copies that fit a client's Maximum Packet Size are dropped [MQTT-3.1.2-25]
 	MutWillDropOnDisconnect                        // broker: discard the will on every DISCONNECT, 0x04 and error reasons too [MQTT-3.14.4-3]
+	MutIgnoreMaxSize                               // broker: ignore the client's Maximum Packet Size and send packets of any size [MQTT-3.1.2-25]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -157,7 +158,8 @@ var (
 		"ignore-granted-qos", "copy-per-subscription", "keep-unsubscribed", "retain-empty-payload", "expiry-unchanged", "packet-id-zero",
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
-		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect"}
+		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
+		"ignore-max-size"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -45,6 +45,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutVolatileRetained.String(), "volatile-retained"},
 		{MutMaxSizeEstimate.String(), "max-size-estimate"},
 		{MutWillDropOnDisconnect.String(), "will-drop-on-disconnect"},
+		{MutIgnoreMaxSize.String(), "ignore-max-size"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -53,8 +54,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutWillDropOnDisconnect != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutWillDropOnDisconnect))
+	if MutIgnoreMaxSize != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreMaxSize))
 	}
 }
 

@@ -242,7 +242,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestSetAndNames(t *testing.T) {
-	if len(Invariants()) != 22 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive,SessionExpiry,TopicAlias,Will,SubscriptionIDs}" {
+	if len(Invariants()) != 23 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive,SessionExpiry,TopicAlias,Will,SubscriptionIDs,MaxPacketSize}" {
 		t.Fatalf("All() = %v", All())
 	}
 	s := SetOf(Order, NoLoss).Without(Order)

@@ -33,6 +33,7 @@ var checks = [...]struct {
 	{SessionPresent, checkSessionKept},
 	{BrokerKeepAlive, checkBrokerKeepAlive},
 	{TopicAlias, checkTopicAlias},
+	{MaxPacketSize, checkMaxPacketSize},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

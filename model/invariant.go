@@ -99,6 +99,10 @@ const (
 	// shared subscription in a shared subscription's copy [MQTT-3.3.4-3]
 	// [MQTT-3.3.4-4] [MQTT-3.3.4-5] (see subids.go).
 	SubscriptionIDs
+	// MaxPacketSize: the broker never sends a client a PUBLISH larger than
+	// the Maximum Packet Size the client announced in the CONNECT of that
+	// connection [MQTT-3.1.2-25] (packetsize.go).
+	MaxPacketSize
 
 	numInvariants = iota
 )
@@ -126,6 +130,7 @@ var invariantNames = [...]string{
 	TopicAlias:      "TopicAlias",
 	Will:            "Will",
 	SubscriptionIDs: "SubscriptionIDs",
+	MaxPacketSize:   "MaxPacketSize",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

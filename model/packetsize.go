@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // A v5 client announces in its CONNECT the largest packet it accepts. The
 // broker MUST NOT send it a larger one [MQTT-3.1.2-25]: "Where a Packet is
 // too large to send, the Server MUST discard it without sending it and then
@@ -201,4 +203,42 @@ func (s *sizeLimits) excused(m *accepted, c int32) bool {
 		}
 	}
 	return false
+}
+
+// CheckMaxPacketSize checks that the broker never sends a client a PUBLISH
+// whose encoded size (Packet.Size, as the wire carried it) exceeds the
+// Maximum Packet Size the client announced in the CONNECT of that
+// connection [MQTT-3.1.2-25]: once per connection, at its first such
+// PUBLISH. A PUBLISH without a recorded size is not judged.
+func CheckMaxPacketSize(h *History) []Violation { return checkMaxPacketSize(newIndex(h)) }
+
+// maxSizeEvents are the events checkMaxPacketSize reads.
+var maxSizeEvents = eventSet{sent: typeBits(PUBLISH), received: typeBits(CONNECT)}.codes()
+
+func checkMaxPacketSize(x *index) []Violation {
+	type conn struct {
+		max      uint32
+		connect  int32 // the broker's Received CONNECT
+		reported bool
+	}
+	conns := make([]conn, len(x.nodes))
+	var out []Violation
+	for i, k := range x.kinds {
+		if !maxSizeEvents.has(k) || x.ev[i].node != brokerID {
+			continue
+		}
+		c, p := &conns[x.ev[i].peer], &x.h.Events[i].Packet
+		if k.kind == Received {
+			*c = conn{max: p.MaxSize, connect: int32(i)}
+			continue
+		}
+		if c.max == 0 || p.Size <= c.max || c.reported {
+			continue
+		}
+		c.reported = true
+		out = append(out, NewViolation(MaxPacketSize, i, BrokerNode, fmt.Sprintf(
+			"a %d-byte PUBLISH of msg %q sent to %s, whose CONNECT announced a Maximum Packet Size of %d [MQTT-3.1.2-25]",
+			p.Size, p.Msg, x.nodes[x.ev[i].peer], c.max), int(c.connect)))
+	}
+	return out
 }

@@ -124,3 +124,25 @@ func TestNoLossMaxPacketSize(t *testing.T) {
 		}(), violate: true, reason: `msg "m1"`},
 	})
 }
+
+func TestMaxPacketSize(t *testing.T) {
+	max := func(n uint32) Packet { return Packet{MaxSize: n} }
+	// sent is the broker sending s1 a QoS 1 PUBLISH of m1 of size bytes.
+	sent := func(size uint32) func(*hb) *hb {
+		return func(b *hb) *hb {
+			p := publish(1, 1, false, "m1")
+			p.Size = size
+			return b.sent(BrokerNode, "s1", p)
+		}
+	}
+	runInvariantCases(t, MaxPacketSize, []invariantCase{
+		{name: "one byte over", h: lost(sizeSub(max(100)), bigPublish(91, 0, 0, true), sent(101)), violate: true, reason: "101-byte PUBLISH"},
+		{name: "exactly the maximum", h: lost(sizeSub(max(100)), bigPublish(90, 0, 0, true), sent(100))},
+		{name: "no Maximum Packet Size", h: lost(sizeSub(max(0)), bigPublish(91, 0, 0, true), sent(5000))},
+		{name: "size not recorded", h: lost(sizeSub(max(100)), bigPublish(91, 0, 0, true), sent(0))},
+		{name: "a later connection allows more", h: lost(sizeSub(max(100)), bigPublish(91, 0, 0, true),
+			func(b *hb) *hb { return reconnect(b, max(2000)) }, sent(101))},
+		{name: "a later connection allows less", h: lost(sizeSub(max(2000)), bigPublish(91, 0, 0, true),
+			func(b *hb) *hb { return reconnect(b, max(100)) }, sent(101)), violate: true, reason: "Maximum Packet Size of 100"},
+	})
+}

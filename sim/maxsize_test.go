@@ -7,44 +7,44 @@ import (
 	"github.com/mqttlab/mqttlab/model"
 )
 
-// payloadWorkload is the campaign's workload with padded payloads drawn.
-func payloadWorkload(t *testing.T) Workload {
-	t.Helper()
-	wl, err := DefaultWorkload().With("payload=draw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wl
-}
-
 // TestMaxSizeCanarySwarm: the swarm workload pads payloads up to 4,000
 // bytes for v5 subscribers announcing a Maximum Packet Size of 256-2048
-// (workload key payload, one seed in two), so the campaign's workload with
-// payload drawn catches, within the campaign budget, a broker that judges a
-// copy's fit by an estimate (MutMaxSizeEstimate) and drops copies that fit:
-// NoLoss names it, at a seed where fixed shows no NoLoss violation.
+// (workload key payload, one seed in two), so the campaign's workload
+// catches, within the campaign budget, a broker that judges a copy's fit by
+// an estimate (MutMaxSizeEstimate), dropping copies that fit: NoLoss names
+// it; and a broker that ignores the client's Maximum Packet Size
+// (MutIgnoreMaxSize): MaxPacketSize names it. Each at a seed where fixed
+// shows no violation of that rule.
 func TestMaxSizeCanarySwarm(t *testing.T) {
 	fixed, err := engine.PresetByName("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := payloadWorkload(t)
-	p := fixed
-	p.Broker.Mutations, p.Name = engine.MutMaxSizeEstimate, "fixed+"+engine.MutMaxSizeEstimate.String()
+	wl := DefaultWorkload()
 	var rn Runner
-	caught := uint64(0)
-	for seed := uint64(1); seed <= catchLimit && caught == 0; seed++ {
-		if violates(runSwarmSeed(t, &rn, seed, p, wl), model.NoLoss) {
-			caught = seed
+	for _, c := range []struct {
+		m   engine.Mutation
+		inv model.Invariant
+	}{
+		{engine.MutMaxSizeEstimate, model.NoLoss},
+		{engine.MutIgnoreMaxSize, model.MaxPacketSize},
+	} {
+		p := fixed
+		p.Broker.Mutations, p.Name = c.m, "fixed+"+c.m.String()
+		caught := uint64(0)
+		for seed := uint64(1); seed <= catchLimit && caught == 0; seed++ {
+			if violates(runSwarmSeed(t, &rn, seed, p, wl), c.inv) {
+				caught = seed
+			}
 		}
-	}
-	switch {
-	case caught == 0:
-		t.Fatalf("mutation %v not caught by NoLoss within %d seeds", p.Broker.Mutations, catchLimit)
-	case violates(runSwarmSeed(t, &rn, caught, fixed, wl), model.NoLoss):
-		t.Errorf("mutation %v caught by NoLoss at seed %d, but fixed violates NoLoss there too", p.Broker.Mutations, caught)
-	default:
-		t.Logf("mutation %v caught by NoLoss at seed %d (simrun run -scenario swarm -seed %d -workload %s)", p.Broker.Mutations, caught, caught, wl)
+		switch {
+		case caught == 0:
+			t.Errorf("mutation %v not caught by %v within %d seeds", c.m, c.inv, catchLimit)
+		case violates(runSwarmSeed(t, &rn, caught, fixed, wl), c.inv):
+			t.Errorf("mutation %v caught by %v at seed %d, but fixed violates %v there too", c.m, c.inv, caught, c.inv)
+		default:
+			t.Logf("mutation %v caught by %v at seed %d (simrun run -scenario swarm -seed %d)", c.m, c.inv, caught, caught)
+		}
 	}
 }
 
