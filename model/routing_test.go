@@ -528,3 +528,22 @@ func TestUnsubscribeThenResubscribe(t *testing.T) {
 		{"SUBSCRIBE before the UNSUBSCRIBE", reqs(true), true, "[MQTT-3.10.4-2]"},
 	})
 }
+
+// TestPacketIDUniqueCleanStartUnseen: the broker had PUBLISH id 7 in
+// flight to s1 when s1's next CONNECT came and a crash hid the answer. A
+// Clean Start CONNECT may have discarded the session [MQTT-3.1.2-4]: the
+// session a later CONNACK resumes may be a new one that reuses id 7 (swarm
+// seed 11541). A CONNECT without Clean Start kept it: id 7 stays in
+// flight [MQTT-2.2.1-4].
+func TestPacketIDUniqueCleanStartUnseen(t *testing.T) {
+	lost := func(clean bool) *rb {
+		b := newRB().connE("s1", ExpiryNever, false).fwd("s1", "m1", "t/a", 1, false, 0).at(10).drop("s1").at(11)
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever, Clean: clean})
+		b.add(Event{Kind: Crash, Node: BrokerNode}).at(12).connE("s1", ExpiryNever, true)
+		return b.xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 7, QoS: 1, Topic: "t/a", Msg: "m2", Payload: "m2"})
+	}
+	runRB(t, PacketIDUnique, []rbCase{
+		{"clean start, CONNACK lost in a crash", lost(true), false, ""},
+		{"no clean start, CONNACK lost in a crash", lost(false), true, "[MQTT-2.2.1-4]"},
+	})
+}
