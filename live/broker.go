@@ -234,7 +234,7 @@ func (b *Broker) recordReceived(bc *brokerConn, data []byte) {
 			b.logf("conn from %s: CONNECT client id %q clean start %v", bc.remote, cp.ClientID, cp.CleanStart)
 			b.rec.Add(model.Event{Kind: model.ConnOpened, Time: now, Node: model.BrokerNode, Peer: bc.peer})
 		}
-		b.rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: bc.peer, Packet: modelPacket(p, b.opts.MsgID)})
+		b.rec.Add(model.Event{Kind: model.Received, Time: now, Node: model.BrokerNode, Peer: bc.peer, Packet: sized(modelPacket(p, b.opts.MsgID), bc.shadow.LastSize())})
 	}
 }
 
@@ -299,7 +299,7 @@ func (b *Broker) handleSend(a engine.Send) {
 	// Recorded before the write, so the peer's receipt never precedes it
 	// in a shared history; a failed write loses the packet with the
 	// connection.
-	b.rec.Add(model.Event{Kind: model.Sent, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: peer, Packet: modelPacket(a.Packet, b.opts.MsgID)})
+	b.rec.Add(model.Event{Kind: model.Sent, Time: int64(b.l.now()), Node: model.BrokerNode, Peer: peer, Packet: sized(modelPacket(a.Packet, b.opts.MsgID), len(a.Data))})
 	_ = bc.c.SetWriteDeadline(time.Now().Add(IOTimeout))
 	if _, err := bc.c.Write(a.Data); err != nil {
 		bc.c.Close()

@@ -420,7 +420,7 @@ func (c *Client) recordReceived(data []byte) {
 				c.receiveMax = ack.Props.ReceiveMaximum
 			}
 		}
-		c.rec.Add(model.Event{Kind: model.Received, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(p, c.opts.MsgID)})
+		c.rec.Add(model.Event{Kind: model.Received, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: sized(modelPacket(p, c.opts.MsgID), c.shadow.LastSize())})
 	}
 }
 
@@ -440,7 +440,7 @@ func (c *Client) handleSend(a engine.Send) {
 	// Recorded before the write: once written, the peer (or a recording
 	// proxy) may record its receipt at once, and the history must show the
 	// send first. A failed write is a packet lost with its connection.
-	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: modelPacket(a.Packet, c.opts.MsgID),
+	c.rec.Add(model.Event{Kind: model.Sent, Time: int64(c.l.now()), Node: c.node, Peer: model.BrokerNode, Packet: sized(modelPacket(a.Packet, c.opts.MsgID), len(a.Data)),
 		ReceiveMax: connectReceiveMax(a.Packet)})
 	_ = c.conn.SetWriteDeadline(time.Now().Add(IOTimeout))
 	if _, err := c.conn.Write(a.Data); err != nil {

@@ -441,3 +441,29 @@ func TestClientStoreFailureStops(t *testing.T) {
 		t.Fatal("publish after the failure succeeded")
 	}
 }
+
+// TestHistoryRecordsPublishSize: every PUBLISH the live client sends or
+// receives carries its encoded size (model.Packet.Size, what a Maximum
+// Packet Size bounds [MQTT-3.1.2-25]): a v5 PUBLISH of "mQ" on t/Q with no
+// properties is 10 bytes, 12 with a packet id.
+func TestHistoryRecordsPublishSize(t *testing.T) {
+	h := pubSubRun(t, packet.V5).History()
+	n := 0
+	for _, e := range h.Events {
+		p := &e.Packet
+		if (e.Kind != model.Sent && e.Kind != model.Received) || p.Type != model.PUBLISH || len(p.Topic) != 3 || len(p.Payload) != 2 {
+			continue
+		}
+		want := uint32(10)
+		if p.QoS > 0 {
+			want += 2
+		}
+		if p.Size != want {
+			t.Errorf("%v %s of %q at QoS %d: Size %d, want %d", e.Kind, e.Node, p.Msg, p.QoS, p.Size, want)
+		}
+		n++
+	}
+	if n < 6 {
+		t.Errorf("%d PUBLISH events of m0..m2, want the publisher's and the subscriber's 6", n)
+	}
+}

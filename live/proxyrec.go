@@ -40,9 +40,9 @@ func (p *Proxy) record(pc *proxyConn, d Direction, dec *packet.Decoder, data []b
 		}
 		now := time.Now().UnixNano()
 		if d == Up {
-			p.recordUp(pc, pk, now, &a)
+			p.recordUp(pc, pk, dec.LastSize(), now, &a)
 		} else {
-			p.recordDown(pc, pk, now, &a)
+			p.recordDown(pc, pk, dec.LastSize(), now, &a)
 		}
 	}
 }
@@ -59,16 +59,16 @@ func (p *Proxy) arrived(pc *proxyConn, a arrival) {
 	}
 }
 
-// recordUp records a client->broker packet: the client's Sent now, the
-// broker's Received in the arrival. A connection's first CONNECT names it.
-func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, now int64, a *arrival) {
+// recordUp records a client->broker packet of size bytes: the client's
+// Sent now, the broker's Received in the arrival. A connection's first CONNECT names it.
+func (p *Proxy) recordUp(pc *proxyConn, pk packet.Packet, size int, now int64, a *arrival) {
 	if c, ok := pk.(*packet.Connect); ok && pc.clientID == "" {
 		p.named(pc, c, now)
 	}
 	if pc.clientID == "" {
 		return // bytes before a CONNECT: nothing to name them by
 	}
-	m := modelPacket(pk, p.opts.MsgID)
+	m := sized(modelPacket(pk, p.opts.MsgID), size)
 	if pc.observed {
 		p.opts.Recorder.Add(model.Event{Kind: model.Sent, Time: now, Node: pc.clientID, Peer: model.BrokerNode, Packet: m, ReceiveMax: connectReceiveMax(pk)})
 	}
@@ -99,14 +99,14 @@ func (p *Proxy) named(pc *proxyConn, c *packet.Connect, now int64) {
 	}
 }
 
-// recordDown records a broker->client packet: the broker's Sent now; the
+// recordDown records a broker->client packet of size bytes: the broker's Sent now; the
 // client's Received, and what it means to the client's application
 // (Connected at CONNACK, Subscribed at SUBACK), in the arrival.
-func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, now int64, a *arrival) {
+func (p *Proxy) recordDown(pc *proxyConn, pk packet.Packet, size int, now int64, a *arrival) {
 	if pc.clientID == "" || p.down {
 		return
 	}
-	m := modelPacket(pk, p.opts.MsgID)
+	m := sized(modelPacket(pk, p.opts.MsgID), size)
 	if p.opts.RecordBroker {
 		p.opts.Recorder.Add(model.Event{Kind: model.Sent, Time: now, Node: model.BrokerNode, Peer: pc.clientID, Packet: m})
 	}

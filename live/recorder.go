@@ -86,6 +86,15 @@ func modelPacket(p packet.Packet, msgID MsgIDFunc) model.Packet {
 	return histpkt.Of(p, func(b []byte) string { return string(b) }, msgID)
 }
 
+// sized is m with the encoded size n recorded when it is a PUBLISH
+// (model.Packet.Size, what a Maximum Packet Size bounds [MQTT-3.1.2-25]).
+func sized(m model.Packet, n int) model.Packet {
+	if m.Type == model.PUBLISH {
+		m.Size = uint32(n)
+	}
+	return m
+}
+
 // connectReceiveMax is the Receive Maximum property of p when p is a
 // CONNECT that carries one, else 0 (absent: 65535): a client's Sent CONNECT
 // event records it for the model's SendQuota [MQTT-3.3.4-9].

@@ -33,6 +33,7 @@ type Decoder struct {
 	// checked under (mixedVersions when they differ): Next then skips
 	// checking them again while the version is still that one.
 	checked Version
+	last    int // the encoded size of the packet Next returned last
 }
 
 // mixedVersions marks buf[off:scan] as checked under more than one version.
@@ -183,6 +184,7 @@ func (d *Decoder) Next() (Packet, error) {
 		return nil, err
 	}
 	d.off += n
+	d.last = n
 	if d.scan < d.off {
 		d.scan = d.off
 	}
@@ -257,6 +259,10 @@ func checkedFrame(buf []byte) (t Type, flags byte, body []byte, n int) {
 	n = i + rl
 	return Type(buf[0] >> 4), buf[0] & 0x0F, buf[i:n:n], n
 }
+
+// LastSize returns the encoded size, fixed header included, of the packet
+// Next returned last (what a Maximum Packet Size bounds), 0 before any.
+func (d *Decoder) LastSize() int { return d.last }
 
 // Version reports the protocol version in use (0 before CONNECT when unknown).
 func (d *Decoder) Version() Version { return d.v }

@@ -3,6 +3,7 @@ package packet
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,42 @@ func TestDecoderChunking(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 7))
 			got := drain(t, NewDecoder(0, 0), wire, func() int { return 1 + r.IntN(12) })
 			samePackets(t, v.String()+" random", got, want)
+		}
+	}
+}
+
+// TestDecoderLastSize: after each Next, LastSize is the encoded size of the
+// packet returned, as its test vector's wire bytes have it, however the
+// stream is chunked.
+func TestDecoderLastSize(t *testing.T) {
+	for _, v := range []Version{V311, V5} {
+		var sizes []int
+		for _, tc := range vectors {
+			if tc.v == v {
+				sizes = append(sizes, len(h(t, tc.wire)))
+			}
+		}
+		wire, _ := stream(t, v)
+		d := NewDecoder(0, 0)
+		if d.LastSize() != 0 {
+			t.Fatalf("LastSize %d before any packet", d.LastSize())
+		}
+		var got []int
+		for i := range wire {
+			d.Feed(wire[i : i+1])
+			for {
+				p, err := d.Next()
+				if err != nil {
+					t.Fatalf("%v: Next: %v", v, err)
+				}
+				if p == nil {
+					break
+				}
+				got = append(got, d.LastSize())
+			}
+		}
+		if !slices.Equal(got, sizes) {
+			t.Errorf("%v: sizes %v, want %v", v, got, sizes)
 		}
 	}
 }
