@@ -65,8 +65,10 @@ func (s *brokerSess) ended(t int64) bool {
 	return doubt
 }
 
-// brokerEnded: the broker's connection of client c ended at t; a session
-// it may have discarded unseen owes nothing any more.
+// brokerEnded: the broker's connection of client c ended at t (its own
+// close, a close it was told of by the network, as a reset or a half-open
+// connection whose broker side learns it, or its crash); a session it may
+// have discarded unseen owes nothing any more.
 func (o *observer) brokerEnded(c int32, t int64) {
 	if o.sess[c].ended(t) {
 		o.brokerDiscarded(c)

@@ -49,8 +49,8 @@ func TestBrokerSessDoubt(t *testing.T) {
 	}
 }
 
-// TestSwarmRegressionSeeds: seeds of the 100,000-seed run that once failed
-// under the default workload. Both lost the CONNACK (Session Present=0) of
+// TestSwarmRegressionSeeds: seeds of the campaigns that once failed under
+// the default workload. Each lost the CONNACK (Session Present=0) of
 // an expired v5 session in a crash: the observer and the model now count
 // what the old session owed as owed no more when the broker was allowed to
 // discard it. The seeds' plans change as the default workload grows, so
@@ -62,6 +62,10 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 	}{
 		{36011, "expired-unseen-36011.plan"}, // the subscriber crashed before reading SP=0: NoStuck on its PUBREC'd id
 		{80796, "expired-unseen-80796.plan"}, // the broker crashed before sending SP=0: FlowResume and NoStuck
+		// The broker learned of a half-open connection (told its end) rather
+		// than closing it itself, expired the session, then crashed after
+		// persisting the new one: the observer missed that end (NoStuck).
+		{6724, "expired-unseen-6724.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {

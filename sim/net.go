@@ -547,6 +547,11 @@ func (w *World) handleCloseSeen(it item) {
 	w.step(n, engine.ConnClosed{Conn: c.id})
 	if side == sideClient {
 		w.clientConnLost(n, c)
+	} else {
+		// The broker's end of the connection came (a FIN, a reset, a
+		// half-open told to the broker): its session's Session Expiry
+		// Interval runs from here [MQTT-3.1.2-23], as from its own close.
+		w.obs.brokerEnded(c.client, int64(w.sched.now))
 	}
 }
 
