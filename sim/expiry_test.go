@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
+	"github.com/mqttlab/mqttlab/model"
 )
 
 // TestBrokerSessDoubt: the observer counts a session's ids owed no more
@@ -86,5 +87,65 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		if r := Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
 			t.Errorf("%s: %v %v\nreplay: simrun replay sim/testdata/%s", c.plan, r.Err, r.Violations, c.plan)
 		}
+	}
+}
+
+// TestExpiredUnseenToldStillReached: expired-unseen-6724.plan must still
+// reach the shape it guards: the broker is told of s2's half-open
+// connection (its ConnClosed comes with no close of its own), takes s2's
+// Clean Start=0 CONNECT after the 4 s Session Expiry Interval, crashes
+// before any CONNACK, and s2 later gets Session Present 1 (of the new
+// session). Without the observer following that told end, the plan fails
+// NoStuck (s2 client-in 32, broker-out 32 33 34).
+func TestExpiredUnseenToldStillReached(t *testing.T) {
+	text, err := os.ReadFile("testdata/expired-unseen-6724.plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := ParsePlan(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ConfigOf(plan.Header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(cfg, plan)
+	if r.Err != nil || !r.Quiet || len(r.Violations) > 0 {
+		t.Fatalf("err %v, quiet %v, violations %v", r.Err, r.Quiet, r.Violations)
+	}
+	const (
+		cut     = iota // waiting for the half-open of s2
+		told           // ... for the broker's ConnClosed of it
+		late           // ... for a CONNECT of s2 after the interval
+		crashed        // ... for the broker's crash before a CONNACK
+		resumed        // ... for s2's Session Present 1
+		done
+	)
+	stage, end := cut, int64(0)
+	for _, e := range r.History().Events {
+		s2 := e.Node == "s2" || e.Peer == "s2"
+		switch {
+		case stage == cut && e.Kind == model.Cut && e.Node == "s2" && e.Reason == "half-open":
+			stage = told
+		case stage == told && s2 && e.Kind == model.ConnClosed && e.Node == BrokerName:
+			if e.Packet.Reason == model.KeepAliveTimeout {
+				t.Fatal("the broker closed s2's connection itself (keep-alive): re-shrink the plan")
+			}
+			stage, end = late, e.Time
+		case stage == late && s2 && e.Kind == model.Received && e.Node == BrokerName && e.Packet.Type == model.CONNECT:
+			if e.Time > end+4e9 && !e.Packet.Clean {
+				stage = crashed
+			}
+		case stage == crashed && s2 && e.Kind == model.Sent && e.Node == BrokerName && e.Packet.Type == model.CONNACK:
+			stage = late // answered: not the shape
+		case stage == crashed && e.Kind == model.Crash && e.Node == BrokerName:
+			stage = resumed
+		case stage == resumed && e.Kind == model.Connected && e.Node == "s2" && e.SessionPresent:
+			stage = done
+		}
+	}
+	if stage != done {
+		t.Fatalf("the plan no longer reaches the shape (stopped at stage %d of %d); re-shrink it", stage, done)
 	}
 }
