@@ -778,7 +778,8 @@ func (s *routeState) retainedCite(topic string) []int {
 }
 
 // resent notes a DUP=1 PUBLISH: it left the queue, though a recorder that
-// missed its first send (a live proxy during a cut) shows only this one.
+// missed its first send (a live proxy during a cut) shows only this one;
+// not one with the packet id of the live copy's first send (resendsLive).
 func (s *routeState) resent(i int, c int32, e *Event) {
 	r := &s.clients[c]
 	if !r.judgedBy {
@@ -789,7 +790,7 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	switch {
 	case cp == nil:
 	case cp.asRetained(&e.Packet):
-		if cp.rsent == 0 {
+		if cp.rsent == 0 && !s.resendsLive(cp, &e.Packet) {
 			// it stands for a first send the recorder missed; a resend of
 			// one sent before owes nothing more
 			cp.owed--
@@ -799,6 +800,13 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	case cp.fresh > 0:
 		cp.fresh--
 	}
+}
+
+// resendsLive reports whether the resend p carries the packet id of the
+// live copy's first send, which a resend keeps [MQTT-4.4.0-1]: it is that
+// copy's, and a retained copy owed is still to come.
+func (s *routeState) resendsLive(cp *routeCopy, p *Packet) bool {
+	return cp.sentAt >= 0 && s.x.h.Events[cp.sentAt].Packet.ID == p.ID
 }
 
 // doubtful reports whether a broker crash left the topic's retained message

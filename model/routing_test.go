@@ -265,6 +265,29 @@ func TestRetainedResent(t *testing.T) {
 	})
 }
 
+// TestRetainedOrLiveResent: s1 holds t/# at QoS 1 with Retain As
+// Published, r1 (QoS 1, RETAIN=1) comes, then s1 subscribes t/r: a live
+// copy and a retained copy, both at QoS 1 and RETAIN=1 [MQTT-3.3.1-12]
+// [MQTT-3.3.1-9]. The first send (id 7) is taken as the live copy; its
+// resend after a reconnect keeps id 7 [MQTT-4.4.0-1], so it is no first
+// send of the retained copy, which may still come (id 8); a third copy is
+// one too many (swarm seed 100650).
+func TestRetainedOrLiveResent(t *testing.T) {
+	const rap = OptRetainAsPublished
+	send := func(b *rb, id uint16, dup bool) *rb {
+		return b.xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: id, QoS: 1, Dup: dup, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"})
+	}
+	both := func() *rb {
+		b := newRB().conn("s1", false).sub("s1", 1, "t/#", 1, 1, rap).conn("p1", false).pub("r1", "t/r", 1, true, 0).sub("s1", 2, "t/r", 1, 1, 0)
+		send(b, 7, false).drop("s1").conn("s1", true)
+		return send(b, 7, true)
+	}
+	runRB(t, Overlap, []rbCase{
+		{"resend of the live copy, then the retained copy", send(both(), 8, false), false, ""},
+		{"resend of the live copy, then two more copies", send(send(both(), 8, false), 9, false), true, "[MQTT-3.3.4-2]"},
+	})
+}
+
 func TestMessageExpiry(t *testing.T) {
 	runRB(t, MessageExpiry, []rbCase{
 		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},

@@ -51,11 +51,12 @@ func TestBrokerSessDoubt(t *testing.T) {
 }
 
 // TestSwarmRegressionSeeds: seeds of the campaigns that once failed under
-// the default workload. Each lost the CONNACK (Session Present=0) of
-// an expired v5 session in a crash: the observer and the model now count
-// what the old session owed as owed no more when the broker was allowed to
-// discard it. The seeds' plans change as the default workload grows, so
-// their failing plans, as generated and shrunk then, replay too.
+// the default workload. The seeds' plans change as the default workload
+// grows, so their failing plans, as generated and shrunk then, replay too.
+// The expired-unseen ones lost the CONNACK (Session Present=0) of an
+// expired v5 session in a crash: the observer and the model now count what
+// the old session owed as owed no more when the broker was allowed to
+// discard it.
 func TestSwarmRegressionSeeds(t *testing.T) {
 	for _, c := range []struct {
 		seed uint64
@@ -67,6 +68,11 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// than closing it itself, expired the session, then crashed after
 		// persisting the new one: the observer missed that end (NoStuck).
 		{6724, "expired-unseen-6724.plan"},
+		// A live copy (Retain As Published) and the retained copy a later
+		// SUBACK owed, both RETAIN=1 at QoS 1: the resend of the live one
+		// was taken for the retained one, whose first send then looked
+		// like a second copy (Overlap).
+		{100650, "retained-or-live-100650.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
