@@ -381,17 +381,25 @@ func (c *Client) sessionLost() {
 // QoS2 records and the session marker. Messages accepted but never sent are
 // not session state (v5 §4.1): they stay queued and go out as new
 // PUBLISHes of the new session.
+//
+// The marker goes first and the incoming QoS2 records last: a crash part
+// way leaves incoming records without a marker, which no other history
+// leaves (the marker is stored at the CONNACK, before any PUBLISH can
+// come), and a rebooted client that finds them finishes the clean start
+// (restore) instead of resuming with Clean Start 0 a session whose QoS2
+// ids it partly forgot, which would deliver a resent PUBLISH again
+// [MQTT-4.3.3-10].
 func (c *Client) discardSession() {
+	if c.marker {
+		c.persistDelete(clientKeySession)
+		c.marker = false
+	}
 	for _, m := range slices.Clone(c.out.order) {
 		if m.sent || m.state == coReleased {
 			c.dropOut(m, ErrClientSessionDiscarded)
 		}
 	}
 	c.discardIncoming()
-	if c.marker {
-		c.persistDelete(clientKeySession)
-		c.marker = false
-	}
 	c.hasSession = false
 }
 

@@ -25,6 +25,9 @@ import (
 //	? store out/00001 session       the durable store's keys must be exactly these
 //	? stuck | ? notstuck
 //	reboot                          NewClient from the durable store
+//	crash-after 1                   the next event's Persist actions after the
+//	                                first N never reach the store (a crash part
+//	                                way through the step; reboot next)
 //
 // Every event's actions must match the "<" lines after it exactly: no more,
 // no fewer, in order.
@@ -39,6 +42,7 @@ type harness struct {
 	conn  ConnID
 	store map[string][]byte
 	acts  []Action // the last step's actions (a copy)
+	keep  int      // crash-after: Persist actions of the next step that reach the store, -1 all
 }
 
 // fataler is what the harness needs of *testing.T and *rapid.T.
@@ -53,7 +57,7 @@ func newHarness(t fataler, cfg ClientConfig) *harness {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	return &harness{t: t, cfg: cfg, c: c, store: map[string][]byte{}}
+	return &harness{t: t, cfg: cfg, c: c, store: map[string][]byte{}, keep: -1}
 }
 
 // step runs one event, applies its Persist actions to the store and returns
@@ -61,8 +65,14 @@ func newHarness(t fataler, cfg ClientConfig) *harness {
 func (h *harness) step(ev Event) []Action {
 	h.t.Helper()
 	acts := slices.Clone(h.c.Step(h.now, ev))
+	keep := h.keep
+	h.keep = -1
 	for _, a := range acts {
 		if p, ok := a.(Persist); ok {
+			if keep == 0 {
+				continue // the crash came first
+			}
+			keep--
 			switch p.Op {
 			case Put:
 				h.store[p.Key] = slices.Clone(p.Value)
@@ -634,6 +644,13 @@ func runScript(t *testing.T, path string) *harness {
 		case line == "reboot":
 			flush(n)
 			h.reboot()
+		case strings.HasPrefix(line, "crash-after "):
+			flush(n)
+			k, err := strconv.Atoi(strings.TrimSpace(line[len("crash-after "):]))
+			if err != nil || k < 0 {
+				t.Fatalf("%s:%d: crash-after wants a count of Persist actions: %q", path, n, line)
+			}
+			h.keep = k
 		case line == "lose-qos2":
 			flush(n)
 			h.c.LoseIncomingQoS2State()

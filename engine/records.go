@@ -15,7 +15,10 @@ import (
 // collide: "out/<id>" holds an outgoing message (the client's ids),
 // "in/<id>" an incoming QoS2 id awaiting PUBREL (the broker's ids). Ids are
 // zero-padded to five digits so keys sort by id. "session" marks that the
-// client holds a session. Order never comes from keys or map order: every
+// client holds a session: it is stored at the CONNACK, before any "in/"
+// record, and deleted first by a clean start, so "in/" records without it
+// are a clean start a crash interrupted, which the restored client finishes
+// (its next CONNECT has Clean Start 1) [MQTT-3.1.2-4]. Order never comes from keys or map order: every
 // message record carries an explicit sequence number.
 //
 // Values (a kind byte, then clientUvarints):
@@ -225,6 +228,10 @@ func (c *Client) restore(recs []Record) error {
 		c.in.nextSeq = max(c.in.nextSeq, seq+1)
 	}
 	c.hasSession = c.marker || c.hasState()
+	if !c.marker && c.in.awaitingRel.len() > 0 {
+		// A clean start a crash interrupted (discardSession): finish it.
+		c.forceClean = true
+	}
 	return nil
 }
 

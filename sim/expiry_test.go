@@ -73,6 +73,11 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// was taken for the retained one, whose first send then looked
 		// like a second copy (Overlap).
 		{100650, "retained-or-live-100650.plan"},
+		// A client crashed part way through discarding its session for a
+		// Clean Start, before its CONNECT left, and resumed the session
+		// with Clean Start 0 having forgotten a QoS2 id (QoS2ExactlyOnce;
+		// engine/testdata/client/clean_start_crash.txt).
+		{109215, "clean-start-crash-109215.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
