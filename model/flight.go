@@ -245,13 +245,31 @@ func (t *tracker) resendSeq(s *dirState, p *Packet) (int32, bool) {
 	if f := s.get(p.ID); f != nil && f.kind == PUBLISH && (p.Dup || t.samePublish(f, p)) {
 		return f.seq, true
 	}
-	if !p.Dup {
-		return 0, false
-	}
-	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && t.samePublish(f, p) {
+	if f := t.resentPast(s, p); f != nil {
 		return f.seq, true
 	}
 	return 0, false
+}
+
+// resentPast returns the completed flight that the PUBLISH p resends: one
+// that held p's id, with the same message, p carrying DUP=1 (a crash may
+// have lost the completion [MQTT-4.4.0-1]); or nil. A message the history
+// cannot name (Msg "": a payload without the lab's id marker, such as an
+// empty one that clears a retained message) ties p to no completed
+// flight: its id was free, and a later message of the same content may
+// have taken it, its first send lost to a crash or a closed connection,
+// then resent with DUP=1 after a session-present CONNACK [MQTT-3.3.1-1]
+// (swarm seeds 66703 and 99702: two clears of t/a, of t/c/y, by different
+// publishers, the later one resent in order after messages the earlier
+// one preceded). p is then a first send [MQTT-4.6.0-1].
+func (t *tracker) resentPast(s *dirState, p *Packet) *flight {
+	if !p.Dup || p.Msg == "" {
+		return nil
+	}
+	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && t.samePublish(f, p) {
+		return f
+	}
+	return nil
 }
 
 // samePublish reports whether p carries the same message as f.

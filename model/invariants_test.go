@@ -271,6 +271,48 @@ func TestInvariantRetransmit(t *testing.T) {
 	})
 }
 
+// TestRetransmitUnnamedIDReused: a message on id 5 is acknowledged, m2
+// goes out on id 2, the broker crashes, and after s1's session-present
+// reconnect it resends m2, then a PUBLISH with DUP=1 on id 5 carrying the
+// first message's content. A named message is the first one resent out of
+// its original order [MQTT-4.6.0-1]; a message the history cannot name (an
+// empty payload: a retained message's clear) may be a later clear that took
+// the freed id, its first send lost to the crash, so it is no resend of the
+// acknowledged one (swarm seeds 66703 and 99702).
+func TestRetransmitUnnamedIDReused(t *testing.T) {
+	unnamed := func(id uint16, dup bool) Packet { return Packet{Type: PUBLISH, ID: id, QoS: 1, Dup: dup, Topic: "t/a"} }
+	m2 := publish(2, 1, true, "m2")
+	// resent sends first (acknowledged or not) and m2, crashes the broker,
+	// reconnects s1 with Session Present 1 and sends resends in order.
+	resent := func(first Packet, acked bool, resends ...Packet) *hb {
+		b := base().xfer(BrokerNode, "s1", first)
+		if acked {
+			b.xfer("s1", BrokerNode, pkt(PUBACK, first.ID))
+		}
+		b.xfer(BrokerNode, "s1", publish(2, 1, false, "m2"))
+		b.crash(BrokerNode, CrashAfterAction).closed("s1").connect("s1", true, true)
+		for _, p := range resends {
+			b.sent(BrokerNode, "s1", p)
+		}
+		return b
+	}
+	acked := base().xfer(BrokerNode, "s1", unnamed(5, false)).xfer("s1", BrokerNode, pkt(PUBACK, 5))
+	runInvariantCases(t, Retransmit, []invariantCase{
+		{name: "unnamed, acknowledged, its id sent again after a later message",
+			h: resent(unnamed(5, false), true, m2, unnamed(5, true))},
+		{name: "named, acknowledged, resent after a later message",
+			h:       resent(publish(5, 1, false, "m1"), true, m2, publish(5, 1, true, "m1")),
+			violate: true, reason: "out of original order"},
+		{name: "named, acknowledged, resent before a later message",
+			h: resent(publish(5, 1, false, "m1"), true, publish(5, 1, true, "m1"), m2)},
+		{name: "unnamed, in flight, resent after a later message",
+			h:       resent(unnamed(5, false), false, m2, unnamed(5, true)),
+			violate: true, reason: "out of original order"},
+		{name: "unnamed, acknowledged, DUP=1 on its connection",
+			h: acked.sent(BrokerNode, "s1", unnamed(5, true)), violate: true, reason: "resends nothing"},
+	})
+}
+
 func TestInvariantPubrelAnswered(t *testing.T) {
 	unanswered := base().accepted("p1", "m1", 2).xfer(BrokerNode, "s1", publish(3, 2, false, "m1"))
 	unanswered.xfer("s1", BrokerNode, pkt(PUBREC, 3)).xfer(BrokerNode, "s1", pkt(PUBREL, 3))

@@ -4,8 +4,9 @@ import "fmt"
 
 // CheckRetransmit checks invariants 3 and 6 of SPEC-NOTES in both directions
 // (client->broker and broker->client). A QoS>0 PUBLISH that reuses the id of
-// the same message (in flight, or completed and resent after a crash) is a
-// resend, and must:
+// the same message (in flight, or completed and resent after a crash; a
+// completed one only when the history names the message, see resentPast)
+// is a resend, and must:
 //   - carry DUP=1 [MQTT-3.3.1-1] and the original id, topic, QoS and payload
 //     [MQTT-4.4.0-1];
 //   - go out only on a new connection, after a CONNACK with Session Present=1
@@ -41,7 +42,7 @@ func (c *retransmitCheck) finish(*index) []Violation { return c.out }
 func judgeResend(t *tracker, s *dirState, p *Packet) (string, []int) {
 	f := s.get(p.ID)
 	if f == nil || f.kind != PUBLISH {
-		if past := s.past(p.ID); p.Dup && past != nil && past.kind == PUBLISH && t.samePublish(past, p) {
+		if past := t.resentPast(s, p); past != nil {
 			f = past
 		}
 	}

@@ -78,6 +78,13 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// with Clean Start 0 having forgotten a QoS2 id (QoS2ExactlyOnce;
 		// engine/testdata/client/clean_start_crash.txt).
 		{109215, "clean-start-crash-109215.plan"},
+		// A retained message's clear (an empty payload: no message id)
+		// acknowledged on an id, and after a broker crash a later clear
+		// sent first with DUP=1 on that freed id, in order after messages
+		// the first clear preceded: taken for the first clear resent out
+		// of order (Retransmit).
+		{66703, "unnamed-id-reused-66703.plan"},
+		{99702, "unnamed-id-reused-99702.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
