@@ -111,7 +111,12 @@ type routeCopy struct {
 	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
 	owed     int32 // retained copies owed (one per SUBACK that asked for it)
 	rsent    int32 // retained copies sent (first sends)
-	must     bool  // ... and must be sent (no crash or connection end since)
+	// must counts the owed retained copies that must be sent: those of the
+	// SUBACKs since the client's last connection end or broker crash (which
+	// free the ones before). A send takes one of them first (the doubt goes
+	// to the broker), so an older copy, owed no more, never stands in for
+	// the newer one that is [MQTT-3.3.1-9].
+	must int32
 }
 
 // routeRetained is the retained message of a topic.
@@ -411,8 +416,8 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
 		cp.owed++
 		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry
-		cp.must = !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.limit.tooLarge(ret.app, min(ret.qos, p.Reason))
-		if cp.must {
+		if !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.limit.tooLarge(ret.app, min(ret.qos, p.Reason)) {
+			cp.must++
 			r.owed = append(r.owed, ci)
 		}
 	}
@@ -654,7 +659,7 @@ func (s *routeState) expiredUnseen(c int32) {
 func (s *routeState) connEnded(c int32) {
 	r := &s.clients[c]
 	for _, ci := range r.owed {
-		r.copies[ci].must = false
+		r.copies[ci].must = 0
 	}
 	r.owed = r.owed[:0]
 }
@@ -679,8 +684,7 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 				p.Msg, p.Topic, peer)
 		}
 	case cp.asRetained(p):
-		cp.owed, cp.rsent = cp.owed-1, cp.rsent+1
-		cp.must = cp.must && cp.owed > 0
+		cp.owed, cp.rsent, cp.must = cp.owed-1, cp.rsent+1, max(cp.must-1, 0)
 		if p.QoS > cp.owedQoS {
 			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
 		}
@@ -793,9 +797,7 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 		if cp.rsent == 0 && !s.resendsLive(cp, &e.Packet) {
 			// it stands for a first send the recorder missed; a resend of
 			// one sent before owes nothing more
-			cp.owed--
-			cp.must = cp.must && cp.owed > 0
-			cp.rsent++
+			cp.owed, cp.rsent, cp.must = cp.owed-1, cp.rsent+1, max(cp.must-1, 0)
 		}
 	case cp.fresh > 0:
 		cp.fresh--
@@ -883,8 +885,8 @@ func (s *routeState) finish() {
 		r := &s.clients[c]
 		s.parked(c, r)
 		for _, ci := range r.owed {
-			if cp := &r.copies[ci]; cp.owed > 0 && cp.must && !cp.owedExpired(end) {
-				cp.must = false // reported once
+			if cp := &r.copies[ci]; cp.owed > 0 && cp.must > 0 && !cp.owedExpired(end) {
+				cp.must = 0 // reported once
 				s.add(int(cp.owedStep), nil, Retained, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
 					s.x.nodes[c], s.x.msgs[cp.msg])
 			}

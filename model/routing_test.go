@@ -288,6 +288,30 @@ func TestRetainedOrLiveResent(t *testing.T) {
 	})
 }
 
+// TestRetainedOwedAfterCrash: s2 subscribes # and the SUBACK owes r1
+// [MQTT-3.3.1-9]; the broker crashes before sending it, which frees that
+// copy (it died with the connection); after the restart s2 subscribes t/#
+// and that SUBACK owes r1 again, stored over the restart. One send pays the
+// copy owed now, not the one the crash freed (swarm seed 95544); a second
+// SUBACK after the restart owes a second copy.
+func TestRetainedOwedAfterCrash(t *testing.T) {
+	owed := func(after ...string) *rb {
+		b := subbed(1).pub("r1", "t/r", 1, true, 0).conn("s2", false).sub("s2", 1, "#", 0, 0, 0).
+			add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).conn("s2", true)
+		for i, f := range after {
+			b.sub("s2", uint16(2+i), f, 0, 0, 0)
+		}
+		return b
+	}
+	runRB(t, Retained, []rbCase{
+		{"one SUBACK after the crash, one copy", owed("t/#").fwd("s2", "r1", "t/r", 0, true, 0).liveness(), false, ""},
+		{"one SUBACK after the crash, no copy", owed("t/#").liveness(), true, "never sent"},
+		{"two SUBACKs after the crash, one copy", owed("t/#", "t/r").fwd("s2", "r1", "t/r", 0, true, 0).liveness(), true, "never sent"},
+		{"two SUBACKs after the crash, two copies", owed("t/#", "t/r").fwd("s2", "r1", "t/r", 0, true, 0).fwd("s2", "r1", "t/r", 0, true, 0).liveness(), false, ""},
+		{"no SUBACK after the crash", owed().liveness(), false, ""},
+	})
+}
+
 func TestMessageExpiry(t *testing.T) {
 	runRB(t, MessageExpiry, []rbCase{
 		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},

@@ -85,6 +85,10 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// of order (Retransmit).
 		{66703, "unnamed-id-reused-66703.plan"},
 		{99702, "unnamed-id-reused-99702.plan"},
+		// A broker crash between a SUBACK and the retained copy it owed
+		// freed that copy; the SUBACK after the restart owed it again, and
+		// its one send was taken for the freed one (Retained).
+		{95544, "retained-owed-after-crash-95544.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
