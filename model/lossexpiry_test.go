@@ -118,3 +118,36 @@ func TestNoLossMessageExpiryTakeover(t *testing.T) {
 		{name: "window of 2 with room after the takeover", h: takeover(2), violate: true, reason: `msg "m1"`},
 	})
 }
+
+// TestNoLossMessageExpiryRetainedCopy: s1 holds t/# at QoS 2 when m1 (QoS
+// 1, RETAIN=1, Message Expiry 2 s) comes at 1 s; s1 then subscribes t/a at
+// QoS 0 and the broker sends it the retained copy that SUBACK brings, at
+// QoS 0 with RETAIN=1 [MQTT-3.3.1-9] [MQTT-3.8.4-8], which never arrives;
+// s1 goes away at 2 s and the live copy expires unsent. The retained copy
+// did not start the live copy's delivery, so its expiry excuses it
+// [MQTT-3.3.2-5] (swarm seed 49751). A RETAIN=1 copy with no SUBACK since
+// the message came can only be the live copy (Retain As Published
+// [MQTT-3.3.1-12]): its delivery started, and it is owed.
+func TestNoLossMessageExpiryRetainedCopy(t *testing.T) {
+	build := func(resub bool, qos uint8) *hb {
+		b := newHB().subscribe("s1").connect("p1", false, false)
+		p := publish(2, 1, false, "m1")
+		p.Retain, p.Expiry = true, 2
+		b.at(1, func(b *hb) {
+			b.accepted("p1", "m1", 1).xfer("p1", BrokerNode, p).xfer(BrokerNode, "p1", pkt(PUBACK, 2))
+			if resub {
+				b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+			}
+			c := publish(3, qos, false, "m1")
+			c.Retain, c.Expiry = true, 2
+			b.sent(BrokerNode, "s1", c)
+		})
+		b.at(2, func(b *hb) { b.closed("s1") })
+		return b.at(6, func(b *hb) { b.liveness() })
+	}
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "retained copy of a later SUBACK sent, live copy expired while away", h: build(true, 0)},
+		{name: "retained copy at QoS 1 sent, live copy expired while away", h: build(true, 1)},
+		{name: "live copy (RETAIN=1, no SUBACK since) sent, never delivered", h: build(false, 1), violate: true, reason: `msg "m1"`},
+	})
+}

@@ -285,7 +285,9 @@ type subScan struct {
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
 	open       []nodeID           // requests in req the broker has not acknowledged yet, in the order received
 	clientAck  [][2]clientAck     // client -> its last SUBACK and its last UNSUBACK received
-	firstSent  pairs[int32]       // node, msg -> the broker's first PUBLISH of msg to node (step + 1)
+	firstSent  pairs[int32]       // node, msg -> the broker's first PUBLISH of msg to node that may be its live copy (step + 1)
+	retainedAt []int32            // msg -> the broker's first Received PUBLISH of it with RETAIN=1 (step + 1)
+	subackAt   []int32            // node -> the broker's last SUBACK to it (step + 1)
 }
 
 // collectSubs lists the persistent QoS>=1 subscriptions of the history in
@@ -308,7 +310,7 @@ func collectSubs(x *index) *subScan {
 	s := &subScan{
 		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n),
 		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([][2]clientAck, n),
-		firstSent: newPairs[int32](x),
+		firstSent: newPairs[int32](x), retainedAt: make([]int32, len(x.msgs)), subackAt: make([]int32, n),
 	}
 	seen := make([]bool, n)
 	for i, k := range x.kinds {
@@ -330,7 +332,7 @@ func collectSubs(x *index) *subScan {
 var subEvents = eventSet{
 	kinds:    kindBits(Subscribed, Unsubscribed, Connected, Crash),
 	sent:     typeBits(SUBACK, UNSUBACK, PUBLISH),
-	received: typeBits(SUBSCRIBE, UNSUBSCRIBE, CONNECT, SUBACK, UNSUBACK),
+	received: typeBits(SUBSCRIBE, UNSUBSCRIBE, CONNECT, SUBACK, UNSUBACK, PUBLISH),
 }.codes()
 
 func (s *subScan) step(i int, e *Event) {
@@ -347,6 +349,10 @@ func (s *subScan) step(i int, e *Event) {
 		case CONNECT:
 			if p.Clean {
 				s.endAll(d.peer, i)
+			}
+		case PUBLISH:
+			if p.Retain && s.retainedAt[d.msg] == 0 {
+				s.retainedAt[d.msg] = int32(i + 1)
 			}
 		}
 	case e.Kind == Sent && d.node == brokerID:
@@ -410,6 +416,9 @@ func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 	switch p.Type {
 	case SUBACK, UNSUBACK:
 		s.brokerAck[k] = i
+		if p.Type == SUBACK {
+			s.subackAt[d.peer] = int32(i + 1)
+		}
 		s.acked(k)
 		r, ok := s.req[k]
 		if !ok || r.filter == "" {
@@ -421,10 +430,25 @@ func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 			s.end(d.peer, r.filter, i, endUnsub)
 		}
 	case PUBLISH:
-		if p.Msg != "" && s.firstSent.get(d.peer, d.msg) == 0 {
+		if p.Msg != "" && s.firstSent.get(d.peer, d.msg) == 0 && !s.maybeRetainedCopy(p, d) {
 			s.firstSent.set(d.peer, d.msg, int32(i+1))
 		}
 	}
+}
+
+// maybeRetainedCopy reports whether the broker's PUBLISH p to d.peer may be
+// the retained copy a SUBACK brought rather than the live copy a
+// subscription owes: it has RETAIN=1, the broker stored its message as
+// retained before, and sent the client a SUBACK since [MQTT-3.3.1-9]. Such
+// a copy (at the QoS that SUBACK granted [MQTT-3.8.4-8]: QoS 0 on a QoS 0
+// filter) does not start the live copy's delivery: the live one may still
+// expire unsent [MQTT-3.3.2-5], and an UNSUBSCRIBE may still drop it
+// [MQTT-3.10.4-3]. A live copy keeps RETAIN=1 only under Retain As
+// Published [MQTT-3.3.1-12]; when it may be either, the doubt goes to the
+// broker.
+func (s *subScan) maybeRetainedCopy(p *Packet, d *evIDs) bool {
+	at := s.retainedAt[d.msg]
+	return p.Retain && at != 0 && s.subackAt[d.peer] > at
 }
 
 // ackOf returns the step a Subscribed/Unsubscribed event of node took
