@@ -268,14 +268,14 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 	case engine.Accepted:
 		w.stats.Accepted++
 		w.log.add(hrec{kind: model.Accepted, time: now, node: n.nameID, msg: ci.msg, topic: ci.tid, qos: ci.qos, flags: flagIf(ci.retain, evRetain)})
-		w.obs.accepted(w, n.idx, &ci)
+		w.obs.accepted(w, n.idx, a.Cmd, &ci)
 		if ci.qos == 0 {
 			n.app.cmds.del(a.Cmd)
 		}
 	case engine.Acknowledged:
 		n.app.cmds.del(a.Cmd)
 		w.log.add(hrec{kind: model.Acknowledged, time: now, node: n.nameID, msg: ci.msg})
-		w.obs.acknowledged(n.idx, ci.msg)
+		w.obs.acknowledged(n.idx, a.Cmd)
 	default:
 		n.app.cmds.del(a.Cmd)
 	}

@@ -93,6 +93,13 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// start of the live QoS 1 copy, which then expired unsent while the
 		// subscriber was away: lost, though its expiry excused it (NoLoss).
 		{49751, "retained-copy-expiry-49751.plan"},
+		// Of 'simrun campaign -seeds 100000' (NoStuck, observer): s2's
+		// SUBACK read after the broker took its UNSUBSCRIBE of the filter
+		// (TestSubackAfterUnsubscribeStillReached), and an empty message's
+		// acknowledgement after a clean start taken for another empty
+		// message's (TestEmptyAckedAfterCleanStillReached).
+		{28938, "suback-after-unsub-28938.plan"},
+		{58348, "empty-acked-after-clean-58348.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {

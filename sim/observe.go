@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 )
 
@@ -28,9 +29,13 @@ type observer struct {
 	expected int // (c, m) pairs marked owedExpected
 	// unacked[p] are publisher p's accepted QoS>=1 messages not yet
 	// acknowledged: a clean start of p forgets them (cleanStarted).
-	unacked [][]uint32
+	unacked [][]pubCmd
 	// topics[m] is the topic of message m (a string id), for unsubscribe.
 	topics []uint32
+	// lastReq[c] is, per filter, what the last SUBSCRIBE or UNSUBSCRIBE
+	// of client c the broker received left of it (swarm only): a SUBACK
+	// the client reads later may answer an earlier request.
+	lastReq [][]filterReq
 	// sess[c] is client c's session as the broker's packets and
 	// connection ends show it (expiry.go): when the broker may have
 	// discarded it unseen.
@@ -64,18 +69,39 @@ type sub struct {
 	qos    uint8
 }
 
+// pubCmd is an accepted message of a publisher and the command that
+// published it: message ids need not be unique (every empty publish has
+// the id ""), command ids are.
+type pubCmd struct {
+	cmd engine.CmdID
+	msg uint32
+}
+
+// filterReq is what the broker's last received request on a filter left:
+// a subscription at QoS >= 1 (held) or none at QoS >= 1.
+type filterReq struct {
+	filter string
+	held   bool
+}
+
 // addNode makes room for one more node.
 func (o *observer) addNode() {
 	o.inflight = append(o.inflight, [4]idSet{})
 	o.subs = append(o.subs, nil)
 	o.owed = append(o.owed, nil)
 	o.unacked = append(o.unacked, nil)
+	o.lastReq = append(o.lastReq, nil)
 	o.sess = append(o.sess, brokerSess{})
 }
 
-// acknowledged: publisher p's message msg is acknowledged.
-func (o *observer) acknowledged(p int32, msg uint32) {
-	if i := slices.Index(o.unacked[p], msg); i >= 0 {
+// acknowledged: publisher p's message of command cmd is acknowledged. It
+// is found by its command, not its message id: a message a clean start
+// already forgot (cleanStarted) may be acknowledged after it, when the
+// engine kept it (accepted, never sent: not session state, v5 §4.1), and
+// its id may be another unacknowledged message's too (an empty publish's
+// "", which must stay for the next clean start to forget).
+func (o *observer) acknowledged(p int32, cmd engine.CmdID) {
+	if i := slices.IndexFunc(o.unacked[p], func(u pubCmd) bool { return u.cmd == cmd }); i >= 0 {
 		o.unacked[p] = slices.Delete(o.unacked[p], i, i+1)
 	}
 }
@@ -83,7 +109,8 @@ func (o *observer) acknowledged(p int32, msg uint32) {
 // cleanStarted: publisher p connected with Clean Start 1, which discards
 // its unacknowledged messages [MQTT-3.1.2-4]: nothing is owed of them.
 func (o *observer) cleanStarted(p int32) {
-	for _, msg := range o.unacked[p] {
+	for _, u := range o.unacked[p] {
+		msg := u.msg
 		for c := range o.owed {
 			if int(msg) < len(o.owed[c]) && o.owed[c][msg]&owedExpected != 0 {
 				o.owed[c][msg] &^= owedExpected
@@ -189,9 +216,13 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 		if side == sideBroker && p.filter != 0 && w.scen.Name == SwarmScenario {
 			// The broker took the filter off even if the UNSUBACK never
 			// reaches the client.
+			o.requested(c.client, w.strs.strs[p.filter], false)
 			o.unsubscribed(w, c.client, w.strs.strs[p.filter])
 		}
 	case packet.SUBSCRIBE:
+		if side == sideBroker && p.filter != 0 && w.scen.Name == SwarmScenario {
+			o.requested(c.client, w.strs.strs[p.filter], p.qos > 0)
+		}
 		if side == sideBroker && p.filter != 0 && p.qos == 0 && w.scen.Name == SwarmScenario {
 			// A QoS 0 SUBSCRIBE replaces the filter's QoS>=1 subscription
 			// [MQTT-3.8.4-3] even if the SUBACK never reaches the client:
@@ -230,9 +261,41 @@ func (o *observer) brokerDiscarded(c int32) {
 	}
 }
 
+// subscribe: client c read the SUBACK granting filter at qos. The broker
+// took that SUBSCRIBE before it sent the SUBACK; when it has taken a later
+// UNSUBSCRIBE of the filter since (or a QoS 0 SUBSCRIBE), that request
+// removed the subscription [MQTT-3.10.4-1] (or its QoS>=1 [MQTT-3.8.4-3]),
+// whatever SUBACK the client reads after it: nothing is owed on it.
 func (o *observer) subscribe(c int32, filter string, qos uint8) {
 	o.unsubscribe(c, filter)
+	if qos > 0 && !o.held(c, filter) {
+		return
+	}
 	o.subs[c] = append(o.subs[c], sub{filter: filter, qos: qos})
+}
+
+// requested: the broker received a SUBSCRIBE (held: at QoS >= 1) or an
+// UNSUBSCRIBE (not held) of filter from client c.
+func (o *observer) requested(c int32, filter string, held bool) {
+	for i := range o.lastReq[c] {
+		if o.lastReq[c][i].filter == filter {
+			o.lastReq[c][i].held = held
+			return
+		}
+	}
+	o.lastReq[c] = append(o.lastReq[c], filterReq{filter: filter, held: held})
+}
+
+// held reports whether the broker's last received request of client c on
+// filter left a QoS >= 1 subscription; true when it received none the
+// observer follows (outside the swarm scenario).
+func (o *observer) held(c int32, filter string) bool {
+	for _, r := range o.lastReq[c] {
+		if r.filter == filter {
+			return r.held
+		}
+	}
+	return true
 }
 
 func (o *observer) unsubscribe(c int32, filter string) {
@@ -262,12 +325,12 @@ func (o *observer) unsubscribed(w *World, c int32, filter string) {
 // is owed to its own publisher (No Local may hold), none for a message that
 // may expire first, none to a subscriber whose Maximum Packet Size it may
 // exceed [MQTT-3.1.2-25].
-func (o *observer) accepted(w *World, from int32, ci *cmdInfo) {
+func (o *observer) accepted(w *World, from int32, cmd engine.CmdID, ci *cmdInfo) {
 	if ci.qos == 0 || ci.expiry != 0 {
 		return
 	}
 	msg, topic := ci.msg, w.strs.strs[ci.tid]
-	o.unacked[from] = append(o.unacked[from], msg)
+	o.unacked[from] = append(o.unacked[from], pubCmd{cmd: cmd, msg: msg})
 	if w.scen.Name == SwarmScenario { // only swarm unsubscribes
 		for int(msg) >= len(o.topics) {
 			o.topics = append(o.topics, 0)
