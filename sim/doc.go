@@ -99,7 +99,10 @@
 // in flight on either side of any session (followed from the packets), no
 // byte in flight, every client connected, the broker with nothing inflight or
 // queued (Broker.Stats), and every accepted QoS>=1 message delivered to every
-// subscriber whose subscription matched when it was accepted. Ids of a
+// subscriber whose subscription matched when it was accepted (one counts
+// from the SUBACK its client reads, unless the broker took a later
+// UNSUBSCRIBE or QoS 0 SUBSCRIBE of the filter before that; none is owed of
+// a message its publisher's clean start discarded). Ids of a
 // session the broker discarded are not in flight: once it sent Session
 // Present 0 (read or not), or once it may have discarded an expired v5
 // session without a CONNACK to show it (expiry.go, [MQTT-4.1.0-2]).
