@@ -16,12 +16,21 @@ type flight struct {
 	done       bool  // completed: no longer in flight
 	pubAt      int32 // PUBLISH: 1 + the step whose packet carries the flight's message; else 0
 	seq        int32 // global order of the first send
+	// seqHi: the flight's first send was a DUP=1 PUBLISH of a message the
+	// history cannot name, with the id and content of a completed flight
+	// (see resentPast): that flight's resend, of order seq, or a later
+	// message's first send, of order seqHi. 0 when seq is the order.
+	seqHi      int32
 	conn       int32 // sender's connection epoch at the last send
 	step       int32 // step of the last send
 	pubrecAt   int32 // the sender's crash count when it was
 	pubrelStep int32 // step of the PUBREL
 	doneAt     int32 // the sender's crash count at completion
 }
+
+// order is the latest original send order f's message may have: the
+// order a resend of it must not come before [MQTT-4.6.0-1].
+func (f *flight) order() int32 { return max(f.seq, f.seqHi) }
 
 // noPacket is the packet of a flight without a PUBLISH: every field zero.
 var noPacket Packet
@@ -235,7 +244,14 @@ func (t *tracker) sentPublish(i int, s *dirState, p *Packet) {
 		t.put(s, p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: seq, conn: s.epoch, step: int32(i)})
 		return
 	}
-	t.put(s, p.ID, flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: t.nextSeq(), conn: s.epoch, step: int32(i)})
+	f := flight{kind: PUBLISH, pubAt: int32(i) + 1, seq: t.nextSeq(), conn: s.epoch, step: int32(i)}
+	if past := t.sameAsPast(s, p); past != nil {
+		// Unnamed: past's resend or a later message's first send. It
+		// raises no lastSeq (a first send does not), and a resend of it
+		// must not come before either order.
+		f.seq, f.seqHi = past.seq, f.seq
+	}
+	t.put(s, p.ID, f)
 }
 
 // resendSeq reports whether p resends a message this direction already sent
@@ -255,15 +271,26 @@ func (t *tracker) resendSeq(s *dirState, p *Packet) (int32, bool) {
 // that held p's id, with the same message, p carrying DUP=1 (a crash may
 // have lost the completion [MQTT-4.4.0-1]); or nil. A message the history
 // cannot name (Msg "": a payload without the lab's id marker, such as an
-// empty one that clears a retained message) ties p to no completed
-// flight: its id was free, and a later message of the same content may
+// empty one that clears a retained message) ties p to no completed flight
+// for sure: its id was free, and a later message of the same content may
 // have taken it, its first send lost to a crash or a closed connection,
-// then resent with DUP=1 after a session-present CONNACK [MQTT-3.3.1-1]
+// then sent with DUP=1 after a session-present CONNACK [MQTT-3.3.1-1]
 // (swarm seeds 66703 and 99702: two clears of t/a, of t/c/y, by different
-// publishers, the later one resent in order after messages the earlier
-// one preceded). p is then a first send [MQTT-4.6.0-1].
+// publishers, the later one sent in order after messages the earlier one
+// preceded). Such a p is judged as a first send, and its flight keeps both
+// orders (sentPublish): a completed flight's resend after a crash lost its
+// acknowledgement may also be unnamed (swarm seed 114456).
 func (t *tracker) resentPast(s *dirState, p *Packet) *flight {
-	if !p.Dup || p.Msg == "" {
+	if p.Msg == "" {
+		return nil
+	}
+	return t.sameAsPast(s, p)
+}
+
+// sameAsPast returns the completed flight of p's id if p, with DUP=1,
+// carries its message, or nil.
+func (t *tracker) sameAsPast(s *dirState, p *Packet) *flight {
+	if !p.Dup {
 		return nil
 	}
 	if f := s.past(p.ID); f != nil && f.kind == PUBLISH && t.samePublish(f, p) {

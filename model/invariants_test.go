@@ -278,7 +278,9 @@ func TestInvariantRetransmit(t *testing.T) {
 // its original order [MQTT-4.6.0-1]; a message the history cannot name (an
 // empty payload: a retained message's clear) may be a later clear that took
 // the freed id, its first send lost to the crash, so it is no resend of the
-// acknowledged one (swarm seeds 66703 and 99702).
+// acknowledged one (swarm seeds 66703 and 99702); it may still be that
+// one, so it is held to both orders on later connections (swarm seed
+// 114456).
 func TestRetransmitUnnamedIDReused(t *testing.T) {
 	unnamed := func(id uint16, dup bool) Packet { return Packet{Type: PUBLISH, ID: id, QoS: 1, Dup: dup, Topic: "t/a"} }
 	m2 := publish(2, 1, true, "m2")
@@ -307,6 +309,16 @@ func TestRetransmitUnnamedIDReused(t *testing.T) {
 			h: resent(publish(5, 1, false, "m1"), true, publish(5, 1, true, "m1"), m2)},
 		{name: "unnamed, in flight, resent after a later message",
 			h:       resent(unnamed(5, false), false, m2, unnamed(5, true)),
+			violate: true, reason: "out of original order"},
+		// Seed 114456: the crash may instead have lost the acknowledgement,
+		// so the unnamed send may keep its first order too: resent before
+		// m2 again on the next connection, it is in order either way.
+		{name: "unnamed, acknowledged, sent again after a crash and resent in that order",
+			h: resent(unnamed(5, false), true, unnamed(5, true), m2).closed("s1").connect("s1", true, true).
+				sent(BrokerNode, "s1", unnamed(5, true)).sent(BrokerNode, "s1", m2)},
+		{name: "unnamed, acknowledged, sent again after a crash, resent after a message first sent later",
+			h: resent(unnamed(5, false), true, unnamed(5, true), m2, publish(3, 1, false, "m3")).closed("s1").connect("s1", true, true).
+				sent(BrokerNode, "s1", publish(3, 1, true, "m3")).sent(BrokerNode, "s1", unnamed(5, true)),
 			violate: true, reason: "out of original order"},
 		{name: "unnamed, acknowledged, DUP=1 on its connection",
 			h: acked.sent(BrokerNode, "s1", unnamed(5, true)), violate: true, reason: "resends nothing"},

@@ -82,7 +82,7 @@ func judgeKnownResend(t *tracker, s *dirState, f *flight, p *Packet) (string, []
 	case !s.sp:
 		why = " without a session-present CONNACK on this connection [MQTT-4.4.0-1]"
 		cited[1] = s.spStep
-	case f.seq < s.lastSeq:
+	case f.order() < s.lastSeq:
 		why = " out of original order: a later message was resent before it [MQTT-4.6.0-1]"
 		cited[1] = s.spStep
 	default:

@@ -85,6 +85,10 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// of order (Retransmit).
 		{66703, "unnamed-id-reused-66703.plan"},
 		{99702, "unnamed-id-reused-99702.plan"},
+		// And the other reading: a clear acknowledged, the broker crashed
+		// and lost the acknowledgement, resent it, then resent it again on
+		// the next connection before the messages that followed it.
+		{114456, "unnamed-id-acked-114456.plan"},
 		// A broker crash between a SUBACK and the retained copy it owed
 		// freed that copy; the SUBACK after the restart owed it again, and
 		// its one send was taken for the freed one (Retained).
