@@ -71,7 +71,7 @@ func TestSharedSubIDsCanariesSwarm(t *testing.T) {
 		case violates(runSwarmSeed(t, &rn, caught, fixed, wl), c.inv):
 			t.Errorf("mutation %v caught by %v at seed %d, but fixed violates %v there too", c.m, c.inv, caught, c.inv)
 		default:
-			t.Logf("mutation %v caught by %v at seed %d (simrun run -scenario swarm -seed %d -workload %s)", c.m, c.inv, caught, caught, wl)
+			t.Logf("mutation %v caught by %v at seed %d (simrun run -scenario swarm -seed %d%s)", c.m, c.inv, caught, caught, workloadFlag(wl))
 		}
 	}
 }
@@ -98,7 +98,7 @@ func TestSharedSubIDsFixedClean(t *testing.T) {
 		r := runSwarmSeed(t, &rn, seed, p, wl)
 		for _, v := range r.Violations {
 			if rules.Has(v.Invariant) {
-				t.Errorf("seed %d (simrun run -scenario swarm -seed %d -workload %s): %v", seed, seed, wl, v)
+				t.Errorf("seed %d (simrun run -scenario swarm -seed %d%s): %v", seed, seed, workloadFlag(wl), v)
 			}
 		}
 		for _, e := range r.History().Events {

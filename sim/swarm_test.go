@@ -211,6 +211,15 @@ func TestSwarmPinsShape(t *testing.T) {
 	}
 }
 
+// workloadFlag is the -workload flag that replays a seed under wl, or ""
+// when wl pins nothing (the default).
+func workloadFlag(wl Workload) string {
+	if s := wl.String(); s != "" {
+		return " -workload " + s
+	}
+	return ""
+}
+
 // TestSwarmFixedHolds: the fixed engines under the swarm workload (with
 // the default pins) and the swarm fault profile break no promise, in 60
 // seeds; MQTTLAB_SWARM_SEEDS=100000 makes it the long run the README
@@ -240,8 +249,8 @@ func TestSwarmFixedHolds(t *testing.T) {
 					continue
 				}
 				if r := rn.Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
-					failures[w] = append(failures[w], fmt.Sprintf("seed %d: %v %v\nreplay: simrun run -scenario swarm -profile swarm -seed %d -workload %s",
-						seed, r.Err, r.Violations, seed, DefaultWorkload()))
+					failures[w] = append(failures[w], fmt.Sprintf("seed %d: %v %v\nreplay: simrun run -scenario swarm -profile swarm -seed %d%s",
+						seed, r.Err, r.Violations, seed, workloadFlag(DefaultWorkload())))
 				}
 			}
 		}()

@@ -46,7 +46,7 @@ func TestPacketIDZeroCanarySwarm(t *testing.T) {
 	case violates(runSwarmSeed(t, &rn, caught, fixed, wl), model.PacketIDUnique):
 		t.Errorf("MutPacketIDZero caught at seed %d, but fixed violates PacketIDUnique there too", caught)
 	default:
-		t.Logf("MutPacketIDZero caught by PacketIDUnique at seed %d: %s (simrun run -scenario swarm -seed %d -workload %s)", caught, why, caught, wl)
+		t.Logf("MutPacketIDZero caught by PacketIDUnique at seed %d: %s (simrun run -scenario swarm -seed %d%s)", caught, why, caught, workloadFlag(wl))
 	}
 }
 
