@@ -79,8 +79,7 @@
 // start a few ids below 65535 and wrap (swarm_wrap.go: "startid" on the
 // nodes; wrap=long, pinned only, wraps with 65,600 messages instead). A
 // Workload (Config.Workload, the header's "workload" line, "key=value"
-// pins) pins any dimension; DefaultWorkload pins off those the model does
-// not yet judge. Its plans declare their clients with "node"
+// pins) pins any dimension; DefaultWorkload pins none. Its plans declare their clients with "node"
 // ops (NodeConfig: "node s1 v=4 clean window=2 will=w/s1:1:false:0"), which
 // also configure the broker's windows ("node broker rm=2"); each will
 // message is named "<client>-w<n>" per Connect (the Sent CONNECT's Msg).
