@@ -70,7 +70,7 @@
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
 //	PacketIDUnique  no new packet reuses an id in flight in its direction, nor has id 0 (sent, or Refused by the engine's own codec) [MQTT-2.2.1-3] [MQTT-2.2.1-4]
 //	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2]
-//	Order           first deliveries per publisher, topic and QoS follow accepted order (a message with no id, an empty payload, is not ordered; an expiring message the broker received twice may come late [MQTT-3.3.2-5]; a retained copy a SUBSCRIBE brought takes no place [MQTT-3.3.1-9]) [MQTT-4.6.0-5] [MQTT-4.6.0-6]
+//	Order           first deliveries per publisher, topic and QoS follow accepted order (a message with no id, an empty payload, is not ordered; an expiring message the broker received twice may come late [MQTT-3.3.2-5], and so may a QoS 1 resend the broker received after the later message, followed by that one's resend [MQTT-4.3.2-5]; a retained copy a SUBSCRIBE brought takes no place [MQTT-3.3.1-9]) [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
 //	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state; a broker that kept the session says SP=1 (sessionkept.go) [MQTT-3.2.2-2] [MQTT-3.2.2-3] [MQTT-3.2.2-4] [MQTT-3.2.2-5]
 //	GrantedQoS      each copy at min(publish QoS, max QoS granted to the client's matching filters), retained copies too [MQTT-3.8.4-8] [MQTT-3.3.4-2]

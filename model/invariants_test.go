@@ -510,6 +510,54 @@ func TestOrderExpiringResend(t *testing.T) {
 	})
 }
 
+// TestOrderResendAfterLater: m1 and m2 reach the broker, then the
+// publisher resends both in order (m1 with DUP=1, a new publication to the
+// broker at QoS 1 [MQTT-4.3.2-5], then m2 [MQTT-4.6.0-1]); a subscriber
+// that missed m1's first copy gets m2, then m1's resend, then m2 again:
+// the "1,2,3,2,3,4" of §4.6 without its first 1, final copies in order
+// (swarm seed 176452). It is out of order when the resend reached the
+// broker before m2 did, after the late delivery, at QoS 2 (no new
+// publication), or when m2 was never received again.
+func TestOrderResendAfterLater(t *testing.T) {
+	type shape struct {
+		qos                       uint8
+		resendFirst, deliverFirst bool // m1's resend before m2's first receipt; the deliveries before the resends
+		laterAgain                bool // m2 resent after m1's resend
+	}
+	late := func(sh shape) *hb {
+		b := base().accepted("p1", "m1", sh.qos).accepted("p1", "m2", sh.qos)
+		m1, m2 := publish(1, sh.qos, false, "m1"), publish(2, sh.qos, false, "m2")
+		d1, d2 := m1, m2
+		d1.Dup, d2.Dup = true, true
+		b.xfer("p1", BrokerNode, m1)
+		if sh.resendFirst {
+			b.xfer("p1", BrokerNode, d1)
+		}
+		b.xfer("p1", BrokerNode, m2)
+		if sh.deliverFirst {
+			b.delivered("s1", "m2", sh.qos).delivered("s1", "m1", sh.qos)
+		}
+		if !sh.resendFirst {
+			b.xfer("p1", BrokerNode, d1)
+		}
+		if sh.laterAgain {
+			b.xfer("p1", BrokerNode, d2)
+		}
+		if !sh.deliverFirst {
+			b.delivered("s1", "m2", sh.qos).delivered("s1", "m1", sh.qos).delivered("s1", "m2", sh.qos)
+		}
+		return b
+	}
+	lateM1 := `first delivery of msg "m1"`
+	runInvariantCases(t, Order, []invariantCase{
+		{name: "both resent after m2, m1 late (2,1,2)", h: late(shape{qos: 1, laterAgain: true})},
+		{name: "m1 resent before m2 reached the broker", h: late(shape{qos: 1, resendFirst: true, laterAgain: true}), violate: true, reason: lateM1},
+		{name: "m1 late before any resend", h: late(shape{qos: 1, deliverFirst: true, laterAgain: true}), violate: true, reason: lateM1},
+		{name: "QoS 2 resend is no new publication", h: late(shape{qos: 2, laterAgain: true}), violate: true, reason: lateM1},
+		{name: "m1 resent, m2 never again", h: late(shape{qos: 1}), violate: true, reason: lateM1},
+	})
+}
+
 // TestOrderRetainedCopy: a retained copy that a later SUBSCRIBE brought
 // (RETAIN=1) is a new publication of an old message [MQTT-3.3.1-9], not
 // out of order; the same copy without RETAIN, or with no SUBSCRIBE after

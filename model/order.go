@@ -39,6 +39,15 @@ type orderMark struct {
 // resent it) may come late: the broker's copy of its first receipt may
 // expire [MQTT-3.3.2-5] and the resend is a new message to it
 // [MQTT-4.3.2-5], routed after those received meanwhile (expiringResends).
+// A QoS 1 message that the broker received again (the publisher resent
+// it) after it first received the later message may come late too: to the
+// broker the resend is a new publication [MQTT-4.3.2-5], forwarded after
+// the later message was, so a subscriber that subscribed between the two
+// first receipts gets its first copy only then. That is the "1,2,3,2,3,4"
+// of §4.6 seen by a subscriber that missed 1's first copy (2,1,2): the
+// publisher resends in its original order [MQTT-4.6.0-1], the later
+// message's resend follows (the broker must receive it after msg's), and
+// the final copies stay ordered (lazyReceipts.after).
 // A retained copy that a SUBSCRIBE brought (RETAIN=1, see retainedCopies)
 // is a new publication of an old message, sent when the subscription is
 // made [MQTT-3.3.1-9]: it takes no place in the stream, nor do its
@@ -76,6 +85,7 @@ func checkOrder(x *index) []Violation {
 	}
 	var resent map[int32]bool // built at the first late delivery
 	var copies lazyRetained   // built at the first RETAIN=1 delivery
+	var resends lazyReceipts  // built at the first late delivery not excused above
 	firsts := newPairs[bool](x)
 	retainedGot := newPairs[bool](x) // subscriber, msg -> a retained copy of it was delivered
 	marks := map[orderKey]orderMark{}
@@ -111,6 +121,9 @@ func checkOrder(x *index) []Violation {
 		}
 		if seen && a.index < m.index && resent[d.msg] {
 			continue // its first copy may have expired, a resend's came later [MQTT-3.3.2-5]
+		}
+		if seen && a.index < m.index && resends.after(x, d.msg, m.msg, int32(i)) {
+			continue // the copy of a QoS 1 resend the broker took after the later message's [MQTT-4.3.2-5] [MQTT-4.6.0-1]
 		}
 		if seen && a.index < m.index {
 			out = append(out, NewViolation(Order, i, e.Node,
@@ -207,4 +220,53 @@ func (l *lazyRetained) retained(x *index, node, msg, step int32, topic string) b
 		l.built, l.c = true, collectRetainedCopies(x)
 	}
 	return l.c.take(node, msg, step, topic)
+}
+
+// lateResends is the steps at which the broker received each message in a
+// PUBLISH, in order.
+type lateResends map[int32][]int32
+
+// lazyReceipts is a lateResends built on its first use.
+type lazyReceipts struct {
+	built bool
+	r     lateResends
+}
+
+// after reports whether the broker received msg in a QoS 1 PUBLISH that
+// resent it (an earlier PUBLISH of msg reached the broker before), after
+// it first received later and before step, and received later again
+// after that resend: the late first delivery at step may be that resend's
+// copy, a new publication to the broker [MQTT-4.3.2-5] routed after
+// later's, and later's own resend follows it as the publisher's original
+// order requires [MQTT-4.6.0-1], so the final copies are in order. A
+// resend of msg alone (later never received again) is no excuse.
+func (l *lazyReceipts) after(x *index, msg, later, step int32) bool {
+	if !l.built {
+		l.built, l.r = true, brokerReceipts(x)
+	}
+	first := l.r[later]
+	if len(first) == 0 {
+		return false
+	}
+	for j, r := range l.r[msg] {
+		if j > 0 && r > first[0] && r < step && x.h.Events[r].Packet.QoS == 1 && first[len(first)-1] > r {
+			return true // and later's resend came after it [MQTT-4.6.0-1]
+		}
+	}
+	return false
+}
+
+// brokerReceipts collects the steps at which the broker received each
+// named message in a PUBLISH.
+func brokerReceipts(x *index) lateResends {
+	out := lateResends{}
+	for i, k := range x.kinds {
+		if k.kind != Received || k.typ != PUBLISH || x.ev[i].node != brokerID {
+			continue
+		}
+		if m := x.ev[i].msg; m != emptyMsg {
+			out[m] = append(out[m], int32(i))
+		}
+	}
+	return out
 }

@@ -104,6 +104,12 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// message's (TestEmptyAckedAfterCleanStillReached).
 		{28938, "suback-after-unsub-28938.plan"},
 		{58348, "empty-acked-after-clean-58348.plan"},
+		// Of 'simrun campaign -seeds 100000 -start 100000' (Order): s1
+		// subscribed between the broker's receipts of p5's two QoS 1
+		// messages, p5 crashed unacknowledged and resent both in order;
+		// the first one's resend (a new publication to the broker) came
+		// after the second (model TestOrderResendAfterLater).
+		{176452, "resend-after-later-176452.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
