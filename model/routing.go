@@ -121,14 +121,16 @@ type routeCopy struct {
 
 // routeRetained is the retained message of a topic.
 type routeRetained struct {
-	msg     int32
-	app     appMsg // what a copy of it carries (packetsize.go)
-	step    int32  // the broker's Received PUBLISH that stored it (or cleared it)
-	qos     uint8
-	at      int64
-	expiry  uint32
-	doubt   bool // a broker crash may have kept an older one or lost it
-	settled bool // the broker acked it (QoS 0: received another packet since)
+	msg    int32
+	app    appMsg // what a copy of it carries (packetsize.go)
+	step   int32  // the broker's Received PUBLISH that stored it (or cleared it)
+	qos    uint8
+	at     int64
+	expiry uint32
+	doubt  bool // a broker crash may have kept an older one or lost it
+	// settled: the broker acked it (QoS 0: the step that took it ended,
+	// which a packet of another delivery the broker received since shows).
+	settled bool
 }
 
 // routeState is checkRouting's state.
@@ -146,7 +148,10 @@ type routeState struct {
 	grouped    keyTab // each message's publications that matched some client's shared subscription (judgeSend)
 	wills      willState
 	unsynced   []*routeRetained // QoS 0 retained messages of the broker's current step
-	limits     *sizeLimits      // what each client announced (packetsize.go)
+	// unsyncedBy is the delivery unsynced's messages came in: the time and
+	// sender of their Received events.
+	unsyncedBy delivery
+	limits     *sizeLimits // what each client announced (packetsize.go)
 	out        []Violation
 }
 
@@ -217,13 +222,8 @@ func (s *routeState) step(i int, e *Event) {
 }
 
 func (s *routeState) brokerReceived(i int, e *Event) {
-	// The broker takes one packet per step: the steps before this one
-	// completed, and with them their writes.
-	for _, r := range s.unsynced {
-		r.settled = true
-	}
-	s.unsynced = s.unsynced[:0]
 	c := s.x.peerOf(i)
+	s.settle(delivery{at: e.Time, from: c})
 	p := &e.Packet
 	switch p.Type {
 	case DISCONNECT:
@@ -592,7 +592,34 @@ func (s *routeState) storeRetained(i int, from, msg int32, e *Event, sure bool) 
 		s.unacked[uint64(from)<<16|uint64(p.ID)] = r
 	default:
 		s.unsynced = append(s.unsynced, r)
+		s.unsyncedBy = delivery{at: e.Time, from: from}
 	}
+}
+
+// delivery names the bytes of one connection that reached the broker at
+// once: every packet they complete has its Received event (at one time,
+// from one sender) before the broker's one step over them.
+type delivery struct {
+	at   int64
+	from int32
+}
+
+// settle notes a packet of delivery d the broker received: when d is
+// another delivery than the one that brought the QoS 0 retained messages
+// not yet settled, the step that took them ended, and with it their
+// writes. Packets of one delivery (same time, same sender) may share a
+// step, which a crash may end before any of its writes [MQTT-3.3.1-5]:
+// they settle nothing (swarm seed 147272: a QoS 0 retained PUBLISH and
+// another PUBLISH in one delivery, the broker crashed before its first
+// write).
+func (s *routeState) settle(d delivery) {
+	if len(s.unsynced) == 0 || d == s.unsyncedBy {
+		return
+	}
+	for _, r := range s.unsynced {
+		r.settled = true
+	}
+	s.unsynced = s.unsynced[:0]
 }
 
 // crash: a broker crash puts every retained message the broker may not
