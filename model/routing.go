@@ -103,7 +103,7 @@ type routeCopy struct {
 	sentAt   int32 // its last first send, or -1
 	firstAt  int32 // the broker's first Received PUBLISH of it that matched, or -1
 	lo, hi   uint8 // the live copies' QoS bounds
-	owedQoS  uint8 // the retained copy's QoS
+	owedQoS  uint8 // the highest QoS of the retained copies owed since owed was last 0
 	matched  bool  // some publication of it matched a subscription of the client
 	ordinary bool  // ... an ordinary (not shared) one
 	groupsAt int32 // the group copies its publications owed the client (one per matching shared subscription)
@@ -414,8 +414,11 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		ci := r.copyOf(routeKey{msg: ret.msg, topic: topicKey(ret.msg, t)})
 		cp := &r.copies[ci]
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
+		if cp.owed == 0 {
+			cp.owedQoS = 0 // the copies owed before were all sent: their QoS bounds none to come
+		}
 		cp.owed++
-		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry
+		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry // [MQTT-3.8.4-8]
 		if !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.limit.tooLarge(ret.app, min(ret.qos, p.Reason)) {
 			cp.must++
 			r.owed = append(r.owed, ci)

@@ -335,6 +335,26 @@ func TestRetainedOneDelivery(t *testing.T) {
 	})
 }
 
+// TestRetainedOwedAgain: s1 holds t/c/# at QoS 0 with Retain As Published
+// and is away when r1 (QoS 1, RETAIN=1) comes: its live QoS 0 copy may be
+// dropped. Back, s1 subscribes t/# at QoS 1 (a QoS 1 retained copy, sent)
+// and t/c/# again at QoS 0 [MQTT-3.3.1-9]: the copy that SUBACK owes goes
+// at QoS 0 [MQTT-3.8.4-8], the QoS of the copy already sent bounds it no
+// more, so a QoS 0 RETAIN=1 send is that copy, not the live one (swarm
+// seed 170725).
+func TestRetainedOwedAgain(t *testing.T) {
+	const rap = OptRetainAsPublished
+	owed := func() *rb {
+		b := newRB().conn("s1", false).sub("s1", 1, "t/c/#", 0, 0, rap).drop("s1").conn("p1", false).pub("r1", "t/c/y", 1, true, 0)
+		return b.conn("s1", true).sub("s1", 2, "t/#", 1, 1, 0).fwd("s1", "r1", "t/c/y", 1, true, 0).sub("s1", 3, "t/c/#", 0, 0, 0)
+	}
+	runRB(t, Retained, []rbCase{
+		{"second retained copy sent at QoS 0", owed().fwd("s1", "r1", "t/c/y", 0, true, 0).liveness(), false, ""},
+		{"second retained copy never sent", owed().liveness(), true, "never sent"},
+		{"second retained copy and the live copy sent", owed().fwd("s1", "r1", "t/c/y", 0, true, 0).fwd("s1", "r1", "t/c/y", 0, true, 0).liveness(), false, ""},
+	})
+}
+
 func TestMessageExpiry(t *testing.T) {
 	runRB(t, MessageExpiry, []rbCase{
 		{"in time, interval decreased", subbed(1).at(10).pub("m1", "t/a", 1, false, 30).at(15).fwd("s1", "m1", "t/a", 1, false, 25), false, ""},

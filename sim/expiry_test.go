@@ -112,8 +112,13 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		{176452, "resend-after-later-176452.plan"},
 		// Of 'simrun campaign -seeds 100000 -start 100000' (Retained): a
 		// QoS 0 retained PUBLISH and another in one delivery, the broker
-		// crashed before the step's first write, so nothing was stored.
+		// crashed before the step's first write, so nothing was stored;
+		// and a second SUBACK's QoS 0 retained copy taken for a live copy
+		// (Retain As Published) the broker dropped while the subscriber
+		// was away, the first SUBACK's QoS 1 copy, already sent, still
+		// bounding the QoS owed.
 		{147272, "retained-one-delivery-crash-147272.plan"},
+		{170725, "retained-owed-again-170725.plan"},
 	} {
 		r := mustRun(t, Config{Seed: c.seed, Profile: "swarm", Scenario: SwarmScenario, Workload: DefaultWorkload()})
 		if len(r.Violations) > 0 {
