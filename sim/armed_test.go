@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -205,18 +204,7 @@ func TestArmedCrashSkipReplaysRandomOne(t *testing.T) {
 // the random crash point did, and only there: with any other skip the
 // PUBREL the legacy client cannot answer is never sent.
 func TestShrunkPlanArmedSkip(t *testing.T) {
-	text, err := os.ReadFile("testdata/shrunk-pubrel-skip.plan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := ParsePlan(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ConfigOf(plan.Header)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := readPlanFile(t, "shrunk-pubrel-skip.plan")
 	cfg.SkipCheck = true
 	at := slices.IndexFunc(plan.Ops, func(o Op) bool { return o.Kind == OpCrash && o.Skip == 3 })
 	if at < 0 {

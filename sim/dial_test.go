@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/model"
@@ -15,18 +14,7 @@ import (
 // "dialling" for ever and its QoS 2 message was never delivered (NoStuck,
 // NoLoss).
 func TestStopBrokerDuringDialReconnects(t *testing.T) {
-	text, err := os.ReadFile("testdata/stop-during-dial.plan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := ParsePlan(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ConfigOf(plan.Header)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := readPlanFile(t, "stop-during-dial.plan")
 	r := Run(cfg, plan)
 	if r.Err != nil {
 		t.Fatal(r.Err)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/model"
@@ -16,18 +15,7 @@ import (
 // never went quiet (NoStuck); it now takes the downgrade at the broker's
 // Received SUBSCRIBE.
 func TestDowngradeAckLostOwesNothing(t *testing.T) {
-	text, err := os.ReadFile("testdata/downgrade-ack-lost.plan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := ParsePlan(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ConfigOf(plan.Header)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := readPlanFile(t, "downgrade-ack-lost.plan")
 	r := Run(cfg, plan)
 	if r.Err != nil {
 		t.Fatal(r.Err)

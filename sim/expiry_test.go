@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine/packet"
@@ -124,18 +123,7 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		if len(r.Violations) > 0 {
 			t.Errorf("seed %d: %v\nreplay: simrun run -scenario swarm -seed %d", c.seed, r.Violations, c.seed)
 		}
-		text, err := os.ReadFile("testdata/" + c.plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := ParsePlan(string(text))
-		if err != nil {
-			t.Fatalf("%s: %v", c.plan, err)
-		}
-		cfg, err := ConfigOf(plan.Header)
-		if err != nil {
-			t.Fatalf("%s: %v", c.plan, err)
-		}
+		cfg, plan := readPlanFile(t, c.plan)
 		if r := Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {
 			t.Errorf("%s: %v %v\nreplay: simrun replay sim/testdata/%s", c.plan, r.Err, r.Violations, c.plan)
 		}
@@ -150,18 +138,7 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 // session). Without the observer following that told end, the plan fails
 // NoStuck (s2 client-in 32, broker-out 32 33 34).
 func TestExpiredUnseenToldStillReached(t *testing.T) {
-	text, err := os.ReadFile("testdata/expired-unseen-6724.plan")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := ParsePlan(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ConfigOf(plan.Header)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, plan := readPlanFile(t, "expired-unseen-6724.plan")
 	r := Run(cfg, plan)
 	if r.Err != nil || !r.Quiet || len(r.Violations) > 0 {
 		t.Fatalf("err %v, quiet %v, violations %v", r.Err, r.Quiet, r.Violations)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -98,19 +97,7 @@ func TestObserverAckByCommand(t *testing.T) {
 // runPlanFile replays a plan of testdata.
 func runPlanFile(t *testing.T, name string) Result {
 	t.Helper()
-	text, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := ParsePlan(string(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := ConfigOf(plan.Header)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Run(cfg, plan)
+	r := Run(readPlanFile(t, name))
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
