@@ -181,21 +181,7 @@ func TestArmedCrashSkipReplaysRandomOne(t *testing.T) {
 	pinned := plan
 	pinned.Ops = insertTimed(plan.Ops, armed(crashes))
 	again := Run(cfg, pinned)
-	crashText := func(r Result) string {
-		var b strings.Builder
-		for _, e := range r.History().Events {
-			if e.Kind == model.Crash || e.Kind == model.Restart {
-				b.WriteString(strconv.FormatInt(e.Time, 10) + " " + e.Node + "\n")
-			}
-		}
-		return b.String()
-	}
-	if a, b := crashText(orig), crashText(again); a != b {
-		t.Errorf("crashes differ:\n%s\n--- armed ---\n%s", a, b)
-	}
-	if a, b := fmt.Sprint(specJudge(orig)), fmt.Sprint(specJudge(again)); a != b {
-		t.Errorf("violations differ:\n%s\n--- armed ---\n%s", a, b)
-	}
+	sameCrashesAndVerdicts(t, orig, again)
 }
 
 // TestShrunkPlanArmedSkip replays testdata/shrunk-pubrel-skip.plan, what
@@ -236,5 +222,27 @@ func TestShrinkArmsFaults(t *testing.T) {
 	}
 	if !slices.ContainsFunc(s.Plan.Ops, func(o Op) bool { return o.Kind == OpCrash && o.Point != 0 }) {
 		t.Errorf("no armed crash op:\n%s", s.Plan)
+	}
+}
+
+// sameCrashesAndVerdicts checks that a plan with its random faults pinned
+// (again) replays the original run's crashes and restarts and its
+// violations.
+func sameCrashesAndVerdicts(t *testing.T, orig, again Result) {
+	t.Helper()
+	crashText := func(r Result) string {
+		var b strings.Builder
+		for _, e := range r.History().Events {
+			if e.Kind == model.Crash || e.Kind == model.Restart {
+				b.WriteString(strconv.FormatInt(e.Time, 10) + " " + e.Node + "\n")
+			}
+		}
+		return b.String()
+	}
+	if a, b := crashText(orig), crashText(again); a != b {
+		t.Errorf("crashes differ:\n%s\n--- armed ---\n%s", a, b)
+	}
+	if a, b := fmt.Sprint(specJudge(orig)), fmt.Sprint(specJudge(again)); a != b {
+		t.Errorf("violations differ:\n%s\n--- armed ---\n%s", a, b)
 	}
 }

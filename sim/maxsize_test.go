@@ -16,36 +16,10 @@ import (
 // (MutIgnoreMaxSize): MaxPacketSize names it. Each at a seed where fixed
 // shows no violation of that rule.
 func TestMaxSizeCanarySwarm(t *testing.T) {
-	fixed, err := engine.PresetByName("fixed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl := DefaultWorkload()
-	var rn Runner
-	for _, c := range []struct {
-		m   engine.Mutation
-		inv model.Invariant
-	}{
+	checkSwarmCanaries(t, []swarmCanary{
 		{engine.MutMaxSizeEstimate, model.NoLoss},
 		{engine.MutIgnoreMaxSize, model.MaxPacketSize},
-	} {
-		p := fixed
-		p.Broker.Mutations, p.Name = c.m, "fixed+"+c.m.String()
-		caught := uint64(0)
-		for seed := uint64(1); seed <= catchLimit && caught == 0; seed++ {
-			if violates(runSwarmSeed(t, &rn, seed, p, wl), c.inv) {
-				caught = seed
-			}
-		}
-		switch {
-		case caught == 0:
-			t.Errorf("mutation %v not caught by %v within %d seeds", c.m, c.inv, catchLimit)
-		case violates(runSwarmSeed(t, &rn, caught, fixed, wl), c.inv):
-			t.Errorf("mutation %v caught by %v at seed %d, but fixed violates %v there too", c.m, c.inv, caught, c.inv)
-		default:
-			t.Logf("mutation %v caught by %v at seed %d (simrun run -scenario swarm -seed %d)", c.m, c.inv, caught, caught)
-		}
-	}
+	})
 }
 
 // TestMaxSizeRecorded: with payload on, the history records every

@@ -43,20 +43,32 @@ func violates(r Result, inv model.Invariant) bool {
 // first matching subscription only, each named by its rule; and the fixed
 // broker shows no violation of that rule at the catching seed.
 func TestSharedSubIDsCanariesSwarm(t *testing.T) {
+	checkSwarmCanaries(t, []swarmCanary{
+		{engine.MutSharedDropOnEnd, model.SharedDelivery},
+		{engine.MutSharedToAll, model.SharedDelivery},
+		{engine.MutSubIDsFirstOnly, model.SubscriptionIDs},
+	})
+}
+
+// swarmCanary is a broker mutation and the invariant that must name it.
+type swarmCanary struct {
+	m   engine.Mutation
+	inv model.Invariant
+}
+
+// checkSwarmCanaries runs the campaign's workload (DefaultWorkload) under
+// the swarm faults with each canary's mutation until its invariant names
+// it, within catchLimit seeds, and checks that fixed does not violate that
+// invariant at the catching seed.
+func checkSwarmCanaries(t *testing.T, canaries []swarmCanary) {
+	t.Helper()
 	fixed, err := engine.PresetByName("fixed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := DefaultWorkload() // the campaign's pins: shared and subids drawn
+	wl := DefaultWorkload()
 	var rn Runner
-	for _, c := range []struct {
-		m   engine.Mutation
-		inv model.Invariant
-	}{
-		{engine.MutSharedDropOnEnd, model.SharedDelivery},
-		{engine.MutSharedToAll, model.SharedDelivery},
-		{engine.MutSubIDsFirstOnly, model.SubscriptionIDs},
-	} {
+	for _, c := range canaries {
 		p := fixed
 		p.Broker.Mutations, p.Name = c.m, "fixed+"+c.m.String()
 		caught := uint64(0)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -353,21 +352,7 @@ func TestArmedCrashReplaysRandomOne(t *testing.T) {
 	pinned := plan
 	pinned.Ops = insertTimed(plan.Ops, armed(crashes))
 	again := Run(cfg, pinned)
-	crashText := func(r Result) string {
-		var b strings.Builder
-		for _, e := range r.History().Events {
-			if e.Kind == model.Crash || e.Kind == model.Restart {
-				b.WriteString(strconv.FormatInt(e.Time, 10) + " " + e.Node + "\n")
-			}
-		}
-		return b.String()
-	}
-	if a, b := crashText(orig), crashText(again); a != b {
-		t.Errorf("crashes differ:\n%s\n--- armed ---\n%s", a, b)
-	}
-	if a, b := fmt.Sprint(specJudge(orig)), fmt.Sprint(specJudge(again)); a != b {
-		t.Errorf("violations differ:\n%s\n--- armed ---\n%s", a, b)
-	}
+	sameCrashesAndVerdicts(t, orig, again)
 	armedCrashes, armedCuts := armedOps(pinned.Ops)
 	if left, _ := randomFaults(again.History(), again.crashSkips, nil, armedCrashes, armedCuts); len(left) != 0 {
 		t.Errorf("armed crashes taken for random ones: %v", left)
