@@ -108,7 +108,8 @@
 // up (judged when a liveness phase ran). A v5 session the broker may have discarded
 // unseen (it took a Clean Start=0 CONNECT after the Session Expiry Interval
 // had passed since its end of the client's last connection, and crashed or
-// closed before any CONNACK: expirydoubt.go) owes nothing it held, its
+// closed before any CONNACK: SessionWatch, expirydoubt.go, which the
+// simulator's liveness observer uses too) owes nothing it held, its
 // subscriptions may or may not exist, and PacketIDUnique lets the broker
 // use its ids again [MQTT-4.1.0-2]. PUBLISHes the broker cannot tie to
 // a publication (will messages) are not judged.

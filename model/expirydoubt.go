@@ -27,9 +27,15 @@ package model
 // step (a broker Crash or ConnClosed) without a CONNACK saying so.
 type expDoubt struct{ step, client int32 }
 
-// doubtSession is what expiryDoubts knows of one client's session.
-type doubtSession struct {
-	v5      bool   // its Connected events say 5.0
+// SessionWatch follows one client's session as its broker holds it, from
+// the broker's side alone (the CONNECTs and DISCONNECTs it received, the
+// CONNACKs it sent, the ends of its connections), to tell when the broker
+// may have discarded the session without a CONNACK in the history saying
+// so (see expiryDoubts). The model's routing and PacketIDUnique checks use
+// it, and so does the simulator's liveness observer, so that both judge
+// that doubt by one definition. The zero SessionWatch knows no session.
+type SessionWatch struct {
+	v5      bool   // the client's last CONNECT was 5.0
 	known   bool   // the broker accepted a CONNECT of it
 	online  bool   // ... and holds the connection (as the broker sees it)
 	expiry  uint32 // the session's Session Expiry Interval
@@ -49,7 +55,8 @@ var expiryDoubtEvents = eventSet{
 // expiryDoubts lists, in step order, where a client's session may have
 // expired and been discarded without a CONNACK in the history saying so.
 func expiryDoubts(x *index) []expDoubt {
-	ss := make([]doubtSession, len(x.nodes))
+	ss := make([]SessionWatch, len(x.nodes))
+	v5 := make([]bool, len(x.nodes))
 	var out []expDoubt
 	for i, k := range x.kinds {
 		if !expiryDoubtEvents.has(k) {
@@ -58,25 +65,30 @@ func expiryDoubts(x *index) []expDoubt {
 		e, d := &x.h.Events[i], &x.ev[i]
 		if d.node != brokerID {
 			if e.Kind == Connected {
-				ss[d.node].v5 = e.Version >= 5
+				v5[d.node] = e.Version >= 5
 			}
 			continue
 		}
 		switch e.Kind {
 		case Crash:
 			for c := range ss {
-				if ss[c].crash(e.Time) {
+				if ss[c].Ended(e.Time) {
 					out = append(out, expDoubt{step: int32(i), client: int32(c)})
 				}
 			}
 		case ConnClosed:
-			if c := x.peerOf(i); ss[c].closed(e.Time) {
+			if c := x.peerOf(i); ss[c].Ended(e.Time) {
 				out = append(out, expDoubt{step: int32(i), client: c})
 			}
 		case Received:
-			ss[x.peerOf(i)].received(e)
+			c, p := x.peerOf(i), &e.Packet
+			if p.Type == CONNECT {
+				ss[c].Connect(e.Time, v5[c], p.Clean, p.Expiry)
+			} else {
+				ss[c].Disconnect(p.ExpirySet, p.Expiry)
+			}
 		case Sent:
-			ss[x.peerOf(i)].connack(&e.Packet)
+			ss[x.peerOf(i)].Connack(e.Packet.Reason)
 		}
 	}
 	return out
@@ -84,39 +96,42 @@ func expiryDoubts(x *index) []expDoubt {
 
 // expired reports whether the broker may have discarded the session by t:
 // its interval passed after its connection ended [MQTT-4.1.0-2].
-func (s *doubtSession) expired(t int64) bool {
+func (s *SessionWatch) expired(t int64) bool {
 	if !s.known || s.online || !s.v5 || s.expiry == ExpiryNever {
 		return false
 	}
 	return t > s.offAt+int64(s.expiry)*1e9
 }
 
-// received follows a CONNECT or DISCONNECT the broker received.
-func (s *doubtSession) received(e *Event) {
-	p := &e.Packet
-	if p.Type == CONNECT {
-		s.pend, s.pendExp, s.late = true, p.Expiry, !p.Clean && s.expired(e.Time)
-		return
-	}
-	// A DISCONNECT's interval replaces the session's, except 0 to
-	// non-zero (a Protocol Error that changes nothing, 5.0 §3.14.2.2.2).
-	if p.ExpirySet && (s.expiry != 0 || p.Expiry == 0) {
-		s.expiry = p.Expiry
+// Connect follows a CONNECT (5.0 when v5) the broker received at t.
+func (s *SessionWatch) Connect(t int64, v5, clean bool, expiry uint32) {
+	s.v5 = v5
+	s.pend, s.pendExp, s.late = true, expiry, !clean && s.expired(t)
+}
+
+// Disconnect follows a DISCONNECT the broker received, with its Session
+// Expiry Interval when set. Its interval replaces the session's, except 0
+// to non-zero (a Protocol Error that changes nothing, 5.0 §3.14.2.2.2).
+func (s *SessionWatch) Disconnect(expirySet bool, expiry uint32) {
+	if expirySet && (s.expiry != 0 || expiry == 0) {
+		s.expiry = expiry
 	}
 }
 
-// connack follows a CONNACK the broker sent: it answers the pending
-// CONNECT, whatever it says.
-func (s *doubtSession) connack(p *Packet) {
+// Connack follows a CONNACK the broker sent: it answers the pending
+// CONNECT, whatever it says; one below 0x80 accepts it.
+func (s *SessionWatch) Connack(reason uint8) {
 	s.pend, s.late = false, false
-	if p.Reason < 0x80 {
+	if reason < 0x80 {
 		s.known, s.online, s.expiry = true, true, s.pendExp
 	}
 }
 
-// closed follows the broker's close of a connection of the client and
-// reports whether it leaves the session in doubt.
-func (s *doubtSession) closed(t int64) bool {
+// Ended follows the end of the broker's connection of the client at t (its
+// close, a close it was told of, or its crash) and reports whether the
+// session may have been discarded unseen: a CONNECT that came after the
+// interval had passed went unanswered.
+func (s *SessionWatch) Ended(t int64) bool {
 	if s.online {
 		s.online, s.offAt = false, t
 	}
@@ -124,6 +139,3 @@ func (s *doubtSession) closed(t int64) bool {
 	s.pend, s.late = false, false
 	return doubt
 }
-
-// crash follows a broker crash, which ends the connection too.
-func (s *doubtSession) crash(t int64) bool { return s.closed(t) }
