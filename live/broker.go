@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -27,6 +28,44 @@ type BrokerOptions struct {
 	// ConnLog, if set, gets one line per connection event (accepted, its
 	// CONNECT's client id, closed), called on the event loop.
 	ConnLog func(line string)
+	// ConnectTimeout closes a connection that has not sent a whole CONNECT
+	// this long after it opened (the spec's SHOULD of MQTT 5.0 §4.2 and
+	// 3.1.1 §3.1.4: "a reasonable amount of time"). Zero: DefaultConnectTimeout;
+	// negative: no limit.
+	ConnectTimeout time.Duration
+	// MaxConnections bounds the connections open at once; one over it is
+	// closed at accept, before a byte is read. Zero: DefaultMaxConnections();
+	// negative: no limit.
+	MaxConnections int
+	// Canary, if set, names a deliberate bug for the wire fuzzer's canary
+	// tests (see Canaries). Never set it to serve clients.
+	Canary string
+}
+
+// DefaultConnectTimeout is how long a connection may stay open without a
+// CONNECT: 10 s, as HiveMQ's default; EMQX closes after 15 s.
+const DefaultConnectTimeout = 10 * time.Second
+
+// Canaries are the deliberate bugs BrokerOptions.Canary names: each makes
+// the broker break a rule the wire fuzzer (brokerfuzz) must catch.
+var Canaries = map[string]string{
+	"keep-open-on-malformed": "a connection that sent a malformed packet or a protocol error is left open (unanswered, unread) instead of closed [MQTT-4.8.0-1] [MQTT-4.13.1-1]",
+}
+
+// DefaultMaxConnections is the connection limit when none is set: the
+// process's open-file soft limit less 64 descriptors kept for the store and
+// the listener, so a flood of connections is refused one by one instead of
+// failing every accept with EMFILE (mosquitto's own max_connections default
+// is the same soft limit).
+func DefaultMaxConnections() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > 1<<20 {
+		return 1 << 20
+	}
+	if n := int(lim.Cur) - 64; n > 0 {
+		return n
+	}
+	return 1
 }
 
 // Broker serves an engine.Broker on a net.Listener: one event loop goroutine
@@ -88,6 +127,15 @@ func ServeBroker(ln net.Listener, opts BrokerOptions) (*Broker, error) {
 	}
 	if opts.MsgID == nil {
 		opts.MsgID = PayloadMsgID
+	}
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.MaxConnections == 0 {
+		opts.MaxConnections = DefaultMaxConnections()
+	}
+	if _, ok := Canaries[opts.Canary]; opts.Canary != "" && !ok {
+		return nil, fmt.Errorf("%w: unknown canary %q", ErrConfig, opts.Canary)
 	}
 	rec := opts.Recorder
 	if rec == nil {
@@ -192,12 +240,30 @@ func (b *Broker) opened(c net.Conn) {
 		c.Close()
 		return
 	}
+	if b.opts.MaxConnections > 0 && len(b.conns) >= b.opts.MaxConnections {
+		b.logf("conn from %s refused: %d connections open, max_connections %d", c.RemoteAddr(), len(b.conns), b.opts.MaxConnections)
+		c.Close()
+		return
+	}
 	b.nextID++
 	id := b.nextID
 	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28), remote: c.RemoteAddr().String(), id: id}
 	b.logf("conn %d opened from %s", id, c.RemoteAddr())
+	if b.opts.ConnectTimeout > 0 {
+		b.l.afterFunc(b.opts.ConnectTimeout, func() { b.connectTimedOut(id) })
+	}
 	b.step(engine.ConnOpened{Conn: id})
 	go b.l.pump(c, func(data []byte) { b.received(id, data) }, func() { b.closed(id) })
+}
+
+// connectTimedOut closes connection id if its CONNECT has not come yet.
+func (b *Broker) connectTimedOut(id engine.ConnID) {
+	bc := b.conns[id]
+	if bc == nil || bc.peer != "" || bc.closing {
+		return
+	}
+	b.logf("conn from %s closed: no CONNECT within %v", bc.remote, b.opts.ConnectTimeout)
+	bc.c.Close() // the pump reports ConnClosed
 }
 
 func (b *Broker) received(id engine.ConnID, data []byte) {
@@ -271,6 +337,9 @@ func (b *Broker) do(a engine.Action) {
 	case engine.Send:
 		b.handleSend(a)
 	case engine.CloseConn:
+		if b.opts.Canary == "keep-open-on-malformed" && codecRefusal(a.Reason) {
+			return // the canary's bug: the connection stays open
+		}
 		if bc := b.conns[a.Conn]; bc != nil {
 			bc.closeGracefully() // the reader reports ConnClosed
 		}
@@ -312,6 +381,13 @@ func (b *Broker) fail(err error) {
 	b.rec.Add(model.Event{Kind: model.Failed, Time: int64(b.l.now()), Node: model.BrokerNode, Reason: err.Error()})
 	b.ln.Close()
 	b.closeAll()
+}
+
+// codecRefusal reports whether err is the codec's refusal of a packet (a
+// malformed packet or a protocol error it names a rule for).
+func codecRefusal(err error) bool {
+	var pe *packet.Error
+	return errors.As(err, &pe)
 }
 
 // logf writes one ConnLog line, if logging is on.

@@ -133,6 +133,12 @@ func (l *loop) setTimer(id engine.TimerID, at engine.Time, fire func(engine.Time
 	l.timers[id] = lt
 }
 
+// afterFunc runs f on the loop after d of wall time (a driver's own timer,
+// not an engine one; it cannot be cancelled, so f checks what it needs).
+func (l *loop) afterFunc(d time.Duration, f func()) {
+	time.AfterFunc(d, func() { l.post(f) })
+}
+
 // cancelTimer disarms timer id; unknown ids are a no-op.
 func (l *loop) cancelTimer(id engine.TimerID) {
 	if t := l.timers[id]; t != nil {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -31,6 +33,7 @@ func (e *env) cmdBroker(args []string) int {
 	data := fs.String("data", "", "directory of the broker's durable record store (created if missing; required)")
 	presetName := fs.String("preset", defaultPreset, "engine policy preset whose broker policy to run (see 'simrun presets')")
 	confPath := fs.String("config", "", "broker config file: limits, persistence, password and ACL files, features (keys below)")
+	canary := fs.String("canary", "", "serve with a deliberate bug, for testing a fuzzer or tester (never for clients): "+strings.Join(canaryNames(), ", "))
 	pos, err := fs.parse(args)
 	if err != nil {
 		return e.fail("broker", err)
@@ -46,18 +49,32 @@ func (e *env) cmdBroker(args []string) int {
 		return e.fail("broker", badUsage("broker", "bad -preset: %v", err))
 	}
 	cfg := engine.DefaultBrokerConfig(preset.Broker)
+	var lim driverLimits
 	if *confPath != "" {
-		if cfg, err = loadBrokerConfig(*confPath, cfg); err != nil {
+		if cfg, lim, err = loadBrokerFile(*confPath, cfg); err != nil {
 			return e.fail("broker", badUsage("broker", "%v", err))
 		}
 	}
+	if _, ok := live.Canaries[*canary]; *canary != "" && !ok {
+		return e.fail("broker", badUsage("broker", "bad -canary %q: known: %s", *canary, strings.Join(canaryNames(), ", ")))
+	}
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return e.serveBroker(ctx, *listen, *data, preset.Name, cfg)
+	return e.serveBroker(ctx, *listen, *data, preset.Name, cfg, lim, *canary)
+}
+
+// canaryNames lists live.Canaries' names, sorted.
+func canaryNames() []string {
+	var names []string
+	for n := range live.Canaries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // serveBroker serves until ctx ends, then stops the broker cleanly.
-func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg engine.BrokerConfig) int {
+func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg engine.BrokerConfig, lim driverLimits, canary string) int {
 	st, err := live.OpenStore(dir)
 	if err != nil {
 		return e.fail("broker", err)
@@ -77,6 +94,10 @@ func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg
 		Store:    st,
 		Recorder: live.NewDiscardRecorder(),
 		ConnLog:  func(line string) { logf("%s", line) },
+
+		ConnectTimeout: lim.connectTimeout,
+		MaxConnections: lim.maxConnections,
+		Canary:         canary,
 	})
 	if err != nil {
 		ln.Close()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mqttlab/mqttlab/engine"
 )
@@ -36,14 +37,35 @@ const brokerConfDoc = `A broker config file has one "key value" a line (# starts
   password_file PATH               mosquitto_passwd file (relative paths: to the config file)
   acl_file PATH                    mosquitto ACL file (user, topic, pattern lines)
   shared_subscriptions true|false  $share/{group}/{filter} (MQTT 5.0 §4.8.2)
-  subscription_identifiers true|false`
+  subscription_identifiers true|false
+  connect_timeout SECONDS          close a connection that sent no CONNECT this long after it
+                                   opened (default 10, as HiveMQ; 0: no limit)
+  max_connections N                connections open at once; more are closed at accept
+                                   (default: the open-file soft limit less 64; 0: no limit)`
+
+// driverLimits are the config file's limits that the TCP driver
+// (live.ServeBroker) enforces, not the engine: zero values keep live's
+// defaults.
+type driverLimits struct {
+	connectTimeout time.Duration // negative: none
+	maxConnections int           // negative: none
+}
 
 // loadBrokerConfig reads a broker config file on top of cfg (the -preset
-// flag's). Every refusal wraps errBrokerConfig and names line and key.
+// flag's), ignoring the driver's limits.
 func loadBrokerConfig(path string, cfg engine.BrokerConfig) (engine.BrokerConfig, error) {
+	cfg, _, err := loadBrokerFile(path, cfg)
+	return cfg, err
+}
+
+// loadBrokerFile reads a broker config file on top of cfg (the -preset
+// flag's): the engine's configuration and the driver's limits. Every
+// refusal wraps errBrokerConfig and names line and key.
+func loadBrokerFile(path string, cfg engine.BrokerConfig) (engine.BrokerConfig, driverLimits, error) {
+	var lim driverLimits
 	text, err := os.ReadFile(path)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: %v", errBrokerConfig, err)
+		return cfg, lim, fmt.Errorf("%w: %v", errBrokerConfig, err)
 	}
 	anonymous := true
 	for n, line := range strings.Split(string(text), "\n") {
@@ -56,10 +78,16 @@ func loadBrokerConfig(path string, cfg engine.BrokerConfig) (engine.BrokerConfig
 			return fmt.Errorf("%w: %s:%d: key %q: %s", errBrokerConfig, path, n+1, f[0], fmt.Sprintf(format, args...))
 		}
 		if len(f) != 2 {
-			return cfg, bad("want one value, got %d", len(f)-1)
+			return cfg, lim, bad("want one value, got %d", len(f)-1)
+		}
+		if handled, err := setDriverKey(&lim, f[0], f[1]); handled {
+			if err != nil {
+				return cfg, lim, bad("%v", err)
+			}
+			continue
 		}
 		if err := setBrokerKey(&cfg, &anonymous, filepath.Dir(path), f[0], f[1]); err != nil {
-			return cfg, bad("%v", err)
+			return cfg, lim, bad("%v", err)
 		}
 	}
 	if cfg.Access != nil {
@@ -68,9 +96,36 @@ func loadBrokerConfig(path string, cfg engine.BrokerConfig) (engine.BrokerConfig
 		cfg.Access = &engine.Access{} // no users: only anonymous clients could come, and they may not
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("%w: %s: %v", errBrokerConfig, path, err)
+		return cfg, lim, fmt.Errorf("%w: %s: %v", errBrokerConfig, path, err)
 	}
-	return cfg, nil
+	return cfg, lim, nil
+}
+
+// setDriverKey applies key if it is one of the driver's limits (handled
+// true), leaving the engine's keys to setBrokerKey.
+func setDriverKey(lim *driverLimits, key, v string) (handled bool, err error) {
+	n, err := strconv.ParseUint(v, 10, 31)
+	switch key {
+	case "connect_timeout":
+		if err != nil || n > 86400 {
+			return true, fmt.Errorf("%q is not a number of seconds in 0..86400", v)
+		}
+		lim.connectTimeout = time.Duration(n) * time.Second
+		if n == 0 {
+			lim.connectTimeout = -1
+		}
+	case "max_connections":
+		if err != nil || n > 1<<24 {
+			return true, fmt.Errorf("%q is not a number in 0..%d", v, 1<<24)
+		}
+		lim.maxConnections = int(n)
+		if n == 0 {
+			lim.maxConnections = -1
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 // setBrokerKey applies one key of the config file.
@@ -149,7 +204,7 @@ func setBrokerKey(cfg *engine.BrokerConfig, anonymous *bool, dir, key, v string)
 	case "password_file", "acl_file":
 		return loadAccessFile(cfg, dir, key, v)
 	default:
-		return fmt.Errorf("unknown key (known: preset, persistence, snapshot_every, max_packet_size, receive_maximum, max_inflight_v311, max_queued_messages, queue_full, topic_alias_maximum, topic_aliases_out, max_keepalive, allow_anonymous, password_file, acl_file, shared_subscriptions, subscription_identifiers)")
+		return fmt.Errorf("unknown key (known: preset, persistence, snapshot_every, max_packet_size, receive_maximum, max_inflight_v311, max_queued_messages, queue_full, topic_alias_maximum, topic_aliases_out, max_keepalive, allow_anonymous, connect_timeout, max_connections, password_file, acl_file, shared_subscriptions, subscription_identifiers)")
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/internal/mosquittotest"
@@ -125,5 +126,37 @@ func TestBrokerConfigRealClients(t *testing.T) {
 	mosquittotest.Pub(t, b.addr, append(append(append([]string{}, v5...), bob...), "-t", "s/id", "-m", "x", "-q", "1")...)
 	if got := waitMsgs(t, sid, 1); got[0] != "42 s/id x" {
 		t.Errorf("subscription identifier: got %q, want %q", got[0], "42 s/id x")
+	}
+}
+
+// TestBrokerConfigDriverLimits: connect_timeout and max_connections are read
+// into the driver's limits (0: none), and bad values are refused by key.
+func TestBrokerConfigDriverLimits(t *testing.T) {
+	dir := t.TempDir()
+	fixed, _ := engine.PresetByName("fixed")
+	base := engine.DefaultBrokerConfig(fixed.Broker)
+	for _, c := range []struct {
+		text    string
+		timeout time.Duration
+		max     int
+	}{
+		{"", 0, 0},
+		{"connect_timeout 3\nmax_connections 100\n", 3 * time.Second, 100},
+		{"connect_timeout 0\nmax_connections 0\n", -1, -1},
+	} {
+		_, lim, err := loadBrokerFile(writeFile(t, dir, "broker.conf", c.text), base)
+		if err != nil || lim.connectTimeout != c.timeout || lim.maxConnections != c.max {
+			t.Errorf("%q: %+v, %v; want timeout %v, max %d", c.text, lim, err, c.timeout, c.max)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"connect_timeout soon", `key "connect_timeout": "soon" is not a number of seconds`},
+		{"connect_timeout 99999", `key "connect_timeout"`},
+		{"max_connections -3", `key "max_connections": "-3" is not a number`},
+	} {
+		_, _, err := loadBrokerFile(writeFile(t, dir, "broker.conf", c.text), base)
+		if !errors.Is(err, errBrokerConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, c.want)
+		}
 	}
 }
