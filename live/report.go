@@ -52,19 +52,21 @@ type Verdict struct {
 	Unpromised []model.Violation // of excused ones: information
 }
 
-// Judge checks h by the model under policy p: the invariants p promises
-// under the faults h shows must hold.
-func Judge(h model.History, p model.Policy) Verdict {
+// Judge checks h by the model under policies ps: the invariants ps
+// promises under the faults h shows (each client by its own policy under
+// its own faults, model.PromisesPer) must hold.
+func Judge(h model.History, ps model.Policies) Verdict {
+	own := model.ClientFaults(h)
 	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
-		return model.Options{Only: model.Promises(p, f)}
+		return model.Options{Only: model.PromisesPer(ps, f, own)}
 	})
-	v := Verdict{Faults: faults, Promised: model.Promises(p, faults), Violations: vs}
+	v := Verdict{Faults: faults, Promised: model.PromisesPer(ps, faults, own), Violations: vs}
 	for _, x := range model.Check(h, model.Options{}) {
 		if !v.Promised.Has(x.Invariant) {
 			v.Unpromised = append(v.Unpromised, x)
 		}
 	}
-	v.Excused = excuses(p, faults)
+	v.Excused = excuses(ps, faults, own)
 	return v
 }
 
@@ -109,27 +111,25 @@ func dropCrashes(cs []model.CrashFault, r model.Role) []model.CrashFault {
 	return out
 }
 
-// excuses attributes every invariant p does not promise under f to the
-// fault groups that alone (every other group's faults left out) take it
-// away; when no single group does, to the faults together.
-func excuses(p model.Policy, f model.Faults) []Excuse {
-	promised := model.Promises(p, f)
+// excuses attributes every invariant ps does not promise under f (and
+// the clients' own faults own) to the fault groups that alone (every other
+// group's faults left out) take it away; when no single group does, to
+// the faults together.
+func excuses(ps model.Policies, f model.Faults, own map[string]model.Faults) []Excuse {
+	promised := model.PromisesPer(ps, f, own)
 	var out []Excuse
 	for _, inv := range model.Invariants() {
 		if promised.Has(inv) {
 			continue
 		}
 		ex := Excuse{Invariant: inv}
-		for gi, g := range faultGroups {
-			alone := f
-			alone.Crashes = append([]model.CrashFault(nil), f.Crashes...)
-			for hi, h := range faultGroups {
-				if hi != gi {
-					h.clear(&alone)
-				}
+		for gi := range faultGroups {
+			alone, aloneOwn := onlyGroup(gi, f), map[string]model.Faults{}
+			for n, of := range own {
+				aloneOwn[n] = onlyGroup(gi, of)
 			}
-			if !model.Promises(p, alone).Has(inv) {
-				ex.By = append(ex.By, g.name(f))
+			if !model.PromisesPer(ps, alone, aloneOwn).Has(inv) {
+				ex.By = append(ex.By, faultGroups[gi].name(f))
 			}
 		}
 		if len(ex.By) == 0 {
@@ -138,6 +138,18 @@ func excuses(p model.Policy, f model.Faults) []Excuse {
 		out = append(out, ex)
 	}
 	return out
+}
+
+// onlyGroup is f with the faults of every group but gi left out.
+func onlyGroup(gi int, f model.Faults) model.Faults {
+	alone := f
+	alone.Crashes = append([]model.CrashFault(nil), f.Crashes...)
+	for hi, h := range faultGroups {
+		if hi != gi {
+			h.clear(&alone)
+		}
+	}
+	return alone
 }
 
 // report judges h and gathers the figures.
@@ -223,6 +235,9 @@ func (r *Report) Summary() string {
 		s.Issued, s.Skipped, s.Accepted, s.Deliveries, s.Expected, s.Lost, s.Duplicated)
 	fmt.Fprintf(&b, "events       %d\n", s.Events)
 	v := r.Verdict
+	for _, role := range c.PromiseRoles {
+		fmt.Fprintf(&b, "promise      %s\n", role)
+	}
 	fmt.Fprintf(&b, "promised     %s\n", v.Promised)
 	for _, e := range v.Excused {
 		fmt.Fprintf(&b, "excused      %s: by %s\n", e.Invariant, strings.Join(e.By, "; "))

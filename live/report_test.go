@@ -31,7 +31,7 @@ func TestExcuses(t *testing.T) {
 			model.QoS2ExactlyOnce, []string{"1 subscriber crashes"}},
 	} {
 		var got *Excuse
-		for _, e := range excuses(c.p, c.f) {
+		for _, e := range excuses(model.Uniform(c.p), c.f, nil) {
 			if e.Invariant == c.inv {
 				got = &e
 			}
@@ -50,7 +50,7 @@ func TestExcuses(t *testing.T) {
 			}
 		}
 	}
-	if ex := excuses(model.FixedPolicy(), model.Faults{BrokerCrashes: 3, LivenessRan: true}); len(ex) != 0 {
+	if ex := excuses(model.Uniform(model.FixedPolicy()), model.Faults{BrokerCrashes: 3, LivenessRan: true}, nil); len(ex) != 0 {
 		t.Errorf("the spec's promises excused %v under broker crashes", ex)
 	}
 }

@@ -65,8 +65,12 @@ type TestConfig struct {
 	// ClientPolicy and Version configure our clients.
 	ClientPolicy engine.ClientPolicy
 	Version      packet.Version
-	// Promise is what the subjects promise, in the model's terms.
-	Promise model.Policy
+	// Promise is what the subjects promise, in the model's terms: the
+	// broker's and each client's own (model.Policies).
+	Promise model.Policies
+	// PromiseRoles name the promise of each role for the summary
+	// ("broker: broker-periodic", "subscribers: mosquitto-clients").
+	PromiseRoles []string
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
 }
@@ -79,7 +83,8 @@ func DefaultTestConfig() TestConfig {
 	return TestConfig{Subscribers: 2, Publishers: 2, Topic: "mqttlab/live", QoS: 2, Rate: 50,
 		Duration: 20 * time.Second, Faults: FaultKinds(), FaultInterval: time.Second,
 		Liveness: 15 * time.Second, StartTimeout: 10 * time.Second,
-		ClientPolicy: fixed.Client, Version: packet.V5, Promise: model.FixedPolicy()}
+		ClientPolicy: fixed.Client, Version: packet.V5, Promise: model.Uniform(model.FixedPolicy()),
+		PromiseRoles: []string{"every role: spec"}}
 }
 
 // validate checks the config up front.

@@ -108,7 +108,14 @@ func FaultsOf(h History) Faults {
 	return f
 }
 
-func faultsOf(x *index) Faults {
+func faultsOf(x *index) Faults { return faultsOfNodes(x, nil) }
+
+// faultsOfNodes is faultsOf counting only the events of the nodes keep
+// accepts (nil: every node); events of no node (LivenessStart) always
+// count. A node's own state (unacked messages, QoS 2 windows) depends on
+// its own events only, so skipping another node's events changes nothing
+// of it.
+func faultsOfNodes(x *index, keep func(node int32) bool) Faults {
 	s := faultScan{x: x, nodes: make([]nodeFaults, len(x.nodes)),
 		unacked: newPairs[bool](x), undeliv: newPairs[int32](x), qos2ID: newPairs[int32](x)}
 	for id, r := range x.roles {
@@ -116,7 +123,7 @@ func faultsOf(x *index) Faults {
 	}
 	var f Faults
 	for i, k := range x.kinds {
-		if faultEvents.has(k) {
+		if faultEvents.has(k) && (keep == nil || x.ev[i].node == emptyID || keep(x.ev[i].node)) {
 			s.step(&f, i, &x.h.Events[i])
 		}
 	}

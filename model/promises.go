@@ -38,12 +38,15 @@ func Promises(p Policy, f Faults) Set {
 		s = s.Without(PacketIDUnique)
 	}
 	if unknownAckMayFail(p, f) {
-		// A failed client sends nothing more, pings included.
-		// A failed client acks nothing more: the broker's queue for it parks.
-		s = s.Without(NoStuck).Without(PubrelAnswered).Without(NoLoss).Without(ClientKeepAlive).Without(SharedDelivery).Without(FlowResume)
+		s &^= failedSet
 	}
 	return s
 }
+
+// failedSet is what a receiver that fails for good on an unknown PUBREL or
+// PUBREC takes away: a failed client sends nothing more, pings included,
+// and acks nothing more, so the broker's queue for it parks.
+var failedSet = SetOf(NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume)
 
 // brokerLostState reports a broker crash that may have lost or rolled back
 // broker state, or a clean stop of a broker that keeps nothing durable (a

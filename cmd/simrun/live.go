@@ -14,8 +14,6 @@ import (
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/live"
-	"github.com/mqttlab/mqttlab/model"
-	"github.com/mqttlab/mqttlab/sim"
 )
 
 // liveDoc is simrun live's help text.
@@ -76,7 +74,7 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.IntVar(&f.publishers, "publishers", 2, "number of publishers (ids p1, p2, ...)")
 	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
 	fs.StringVar(&f.version, "version", "5", "MQTT version of our clients: 3 (3.1.1) or 5")
-	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order ("+strings.Join(promiseNames(), ", ")+", or a preset name)")
+	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2)")
 	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N)")
 	fs.StringVar(&f.topic, "topic", "mqttlab/live", "topic of the workload")
 	fs.StringVar(&f.faults, "faults", "all", "fault kinds: "+faultKindNames()+"; or all, client, broker, none")
@@ -95,59 +93,6 @@ func faultKindNames() string {
 		s = append(s, string(k))
 	}
 	return strings.Join(s, ", ")
-}
-
-// promiseSets are the named promise edits -promise applies to a policy.
-var promiseSets = []struct {
-	name, doc string
-	edit      func(p *model.Policy)
-}{
-	{"spec", "every promise of the spec (the fixed engine's)", func(p *model.Policy) { *p = model.FixedPolicy() }},
-	{"broker-sync", "the broker persists every change before acting: NoLoss across its crashes", func(p *model.Policy) { p.Broker = model.PersistEveryChange }},
-	{"broker-periodic", "the broker snapshots now and then: nothing across its crashes", func(p *model.Policy) { p.Broker = model.PersistPeriodic }},
-	{"broker-memory", "the broker keeps state in memory only", func(p *model.Policy) { p.Broker = model.PersistNone }},
-	{"client-durable", "clients keep outgoing messages and incoming QoS 2 ids on disk", func(p *model.Policy) {
-		p.Retransmit, p.QoS2Durable = model.RetransmitDurable, true
-	}},
-	{"client-memory", "clients keep their session in memory (lost when killed)", func(p *model.Policy) {
-		p.Retransmit, p.QoS2Durable = model.RetransmitMemory, false
-	}},
-	{"client-ack-first", "subscribers acknowledge before their application has the message", func(p *model.Policy) { p.AckBeforeCallback = true }},
-	{"mosquitto-clients", "libmosquitto's tools: client-memory and client-ack-first", func(p *model.Policy) {
-		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback = model.RetransmitMemory, false, true
-	}},
-}
-
-func promiseNames() []string {
-	var s []string
-	for _, p := range promiseSets {
-		s = append(s, p.name)
-	}
-	return s
-}
-
-// parsePromise applies the named sets in order to the spec's policy.
-func parsePromise(s string) (model.Policy, error) {
-	p := model.FixedPolicy()
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		found := false
-		for _, ps := range promiseSets {
-			if ps.name == name {
-				ps.edit(&p)
-				found = true
-			}
-		}
-		if found {
-			continue
-		}
-		preset, err := engine.PresetByName(name)
-		if err != nil {
-			return p, fmt.Errorf("unknown promise set %q; known: %s, or a preset name", name, strings.Join(promiseNames(), ", "))
-		}
-		p = sim.ModelPolicy(preset)
-	}
-	return p, nil
 }
 
 // cmdLive is simrun live.
@@ -201,7 +146,7 @@ func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
 	if err != nil {
 		return cfg, bad("bad -faults: %v", err)
 	}
-	if cfg.Promise, err = parsePromise(f.promise); err != nil {
+	if cfg.Promise, cfg.PromiseRoles, err = parsePromise(f.promise, f.subscribers, f.publishers); err != nil {
 		return cfg, bad("bad -promise: %v", err)
 	}
 	cp, err := engine.PresetByName(f.clientPreset)
