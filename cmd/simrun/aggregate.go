@@ -159,7 +159,12 @@ func (r record) finding() string {
 
 // replayCommand is the command that replays a failing record's saved plan.
 func (r record) replayCommand() string {
-	return replayPrefix + " replay " + filepath.Join(r.dir, planName(r.Seed)) + judge(r.Judge).flagArg()
+	return replayPrefix + " replay " + absPath(filepath.Join(r.dir, planName(r.Seed))) + judge(r.Judge).flagArg()
+}
+
+// shrinkCommand is the command that shrinks a failing record's saved plan.
+func (r record) shrinkCommand() string {
+	return replayPrefix + " shrink " + absPath(filepath.Join(r.dir, planName(r.Seed))) + judge(r.Judge).flagArg()
 }
 
 // writeReplays prints the replay commands of the first failing seeds and
@@ -174,6 +179,9 @@ func (s campaignSummary) writeReplays(w io.Writer, listPath string) {
 			fmt.Fprintf(w, "  %s   # shrunk: %d ops\n", m, r.MinOps)
 		}
 		fmt.Fprintf(w, "  %s\n", r.replayCommand())
+		if r.MinOps == 0 && r.Error == "" {
+			fmt.Fprintf(w, "  %s   # shrink it\n", r.shrinkCommand())
+		}
 	}
 	if listPath != "" {
 		fmt.Fprintf(w, "every failing seed's replay command: %s\n", listPath)

@@ -28,7 +28,8 @@ picks the port).`
 
 // cmdBroker is simrun broker.
 func (e *env) cmdBroker(args []string) int {
-	fs := e.newFlagSet("broker", "-data DIR [-listen ADDR] [-preset P] [-config FILE]", brokerDoc+"\n\n"+brokerConfDoc)
+	fs := e.newFlagSet("broker", "-data DIR [-listen ADDR] [-preset P] [-config FILE]", brokerDoc)
+	fs.footer = brokerConfDoc
 	listen := fs.String("listen", "127.0.0.1:1883", "TCP address to listen on (HOST:0 picks a free port)")
 	data := fs.String("data", "", "directory of the broker's durable record store (created if missing; required)")
 	presetName := fs.String("preset", defaultPreset, "engine policy preset whose broker policy to run (see 'simrun presets')")

@@ -130,7 +130,7 @@ func (c campaign) mergeCommand() string {
 	}
 	dirs := make([]string, c.shards)
 	for i := range dirs {
-		dirs[i] = shardDir(c.shardBase, uint64(i), c.shards)
+		dirs[i] = absPath(shardDir(c.shardBase, uint64(i), c.shards))
 	}
 	return replayPrefix + " merge " + strings.Join(dirs, " ")
 }
@@ -174,8 +174,7 @@ func (c campaign) todo(done map[uint64]bool) []uint64 {
 
 // resumeCommand is the command that continues this campaign.
 func (c campaign) resumeCommand() string {
-	args := slicesWithout(c.args, "-resume", "--resume", "-resume=true", "--resume=true")
-	return strings.TrimSpace(replayPrefix + " campaign " + strings.Join(args, " ") + " -resume")
+	return resumeArgs(c.args, c.out)
 }
 
 // slicesWithout returns args without the given values.
@@ -489,4 +488,28 @@ func runSeed(rn *sim.Runner, w world, seed uint64) (res seedResult) {
 // newRecord returns the record of seed in world w, with no result yet.
 func newRecord(w world, seed uint64) record {
 	return record{Seed: seed, Preset: w.preset.Name, Profile: w.profile, Scenario: w.scenario, Version: versionName(w.level), Judge: string(w.judge)}
+}
+
+// resumeArgs is the command that continues the campaign run with args in
+// dir: its arguments without -resume and -out, then -out with dir's
+// absolute path (the command runs from any directory) and -resume. Every
+// argument is shell-quoted as it needs.
+func resumeArgs(args []string, dir string) string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimPrefix(args[i], "-")
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		switch {
+		case name == "resume":
+			continue
+		case name == "out":
+			if !hasValue {
+				i++ // its value is the next argument
+			}
+			continue
+		}
+		kept = append(kept, shellQuote(args[i]))
+	}
+	kept = append(kept, "-out", absPath(dir), "-resume")
+	return replayPrefix + " campaign " + strings.Join(kept, " ")
 }

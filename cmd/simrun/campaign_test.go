@@ -217,11 +217,11 @@ func TestInterruptedCampaign(t *testing.T) {
 	if n < 3 || n >= 40 {
 		t.Errorf("%d seeds recorded after an interrupt at 3 of 40", n)
 	}
-	resume := "go run ./cmd/simrun campaign -seeds 40 -workers 2 -out " + dir + " -resume"
+	resume := replayPrefix + " campaign -seeds 40 -workers 2 -out " + dir + " -resume"
 	if !strings.Contains(out.String(), resume) || !strings.Contains(out.String(), "== campaign summary ==") {
 		t.Errorf("no summary or resume command %q:\n%s", resume, out.String())
 	}
-	r := simrun(t, strings.Fields(strings.TrimPrefix(resume, "go run ./cmd/simrun "))...).want(t, exitOK)
+	r := simrun(t, strings.Fields(strings.TrimPrefix(resume, replayPrefix+" "))...).want(t, exitOK)
 	if len(readRecords(t, dir)) != 40 || !strings.Contains(r.stdout, "40 seeds (0..39)") {
 		t.Errorf("resume did not finish:\n%s", r.stdout)
 	}

@@ -53,7 +53,7 @@ func (r record) minReplayCommand() string {
 	if r.MinOps == 0 {
 		return ""
 	}
-	return replayPrefix + " replay " + filepath.Join(r.dir, minPlanName(r.Seed)) + judge(r.Judge).flagArg()
+	return replayPrefix + " replay " + absPath(filepath.Join(r.dir, minPlanName(r.Seed))) + judge(r.Judge).flagArg()
 }
 
 // writeShrunk prints the line on the failing seeds' shrunk plans: how many

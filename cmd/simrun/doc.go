@@ -6,12 +6,26 @@
 //	simrun run -seed 42 [-preset P -profile P -scenario S -version 3|5 -workload K=V,...] [-json] [-all] [-trace F] [-html F] [-save F] [-plan F]
 //	simrun replay FILE [-json] [-all] [-trace F] [-html F]
 //	simrun campaign [-seeds N -start S -workers W -out DIR -resume|-force -shard i/n] [world flags]
-//	simrun shrink FILE | -seed N [world flags] [-o F -budget N -timeout D -html F] | shrink -bench [-bench-seeds N ...]
+//	simrun shrink FILE | -seed N [world flags] [-out F -budget N -timeout D -html F] | shrink -bench [-bench-seeds N ...]
 //	simrun merge DIR...
 //	simrun experiment NAME [-trials N -seed S -workers W -out DIR] | experiment -list
 //	simrun live [-broker ours|mosquitto|CMD | -broker-addr A] [-subscriber CMD -publisher CMD] [-faults K -seed N -duration D -promise P -out DIR]
 //	simrun broker -data DIR [-listen ADDR -preset P]
 //	simrun presets | profiles | scenarios
+//	simrun version
+//	simrun help [SUBCOMMAND]
+//
+// Every output file or directory flag is -out (shrink's older -o is kept
+// as its alias). simrun version prints the module version, the VCS commit
+// and the Go version from the binary's build info; simrun help CMD is
+// simrun CMD -h.
+//
+// Every printed command (replay lines, failing.txt, the merge, resume and
+// shrink hints, -json "replay", the charts' replay lines, live's replay
+// line) names this binary as it was invoked — its base name when that is
+// what PATH finds, else the absolute path it was run as — and every file
+// and directory by its absolute path, so it runs as printed from any
+// directory.
 //
 // simrun live is the live tester (live.RunTest, docs/live.md): real broker
 // and client processes under real faults drawn from the seed, recorded by a

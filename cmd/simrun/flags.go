@@ -72,7 +72,9 @@ func (e *env) fail(cmd string, err error) int {
 type flagSet struct {
 	*flag.FlagSet
 	cmd, args, doc string
-	stdout         io.Writer
+	// footer, if set, is printed after the flags (broker's config keys).
+	footer string
+	stdout io.Writer
 }
 
 // newFlagSet returns the flag set of subcommand cmd, whose positional
@@ -93,6 +95,9 @@ func (fs *flagSet) help() {
 		fs.SetOutput(fs.stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if fs.footer != "" {
+		fmt.Fprintf(fs.stdout, "\n%s\n", fs.footer)
 	}
 }
 
@@ -194,9 +199,17 @@ func (w *worldFlags) add(fs *flagSet) {
 	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
 	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
 	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (or 3.1.1) or 5 (or 5.0)")
-	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (key=draw unpins; the defaults pin "+
-		sim.DefaultWorkload().String()+"); keys: "+workloadKeys())
+	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (key=draw unpins; "+
+		defaultPinsText()+"); keys: "+workloadKeys())
 	w.addJudge(fs)
+}
+
+// defaultPinsText says what sim.DefaultWorkload pins, for -workload's usage.
+func defaultPinsText() string {
+	if pins := sim.DefaultWorkload().String(); pins != "" {
+		return "the defaults pin " + pins
+	}
+	return "by default nothing is pinned: every dimension is drawn from the seed"
 }
 
 // workloadKeys lists the workload keys and their values, for -workload's usage.
@@ -331,6 +344,3 @@ func (j judge) flagArg() string {
 
 // stdoutIsTerminal reports whether the process's stdout is a terminal.
 func stdoutIsTerminal() bool { return term.IsTerminal(int(os.Stdout.Fd())) }
-
-// replayPrefix starts every printed replay command.
-const replayPrefix = "go run ./cmd/simrun"

@@ -255,9 +255,16 @@ func (f *liveFlags) replay(fs *flagSet, seed uint64) string {
 	var b strings.Builder
 	b.WriteString(replayPrefix + " live")
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name != "seed" && fl.Name != "out" {
-			fmt.Fprintf(&b, " -%s %s", fl.Name, shellWord(fl.Value.String()))
+		v := fl.Value.String()
+		switch {
+		case fl.Name == "seed" || fl.Name == "out":
+			return
+		case fl.Name == "broker-config" && builtinConfigs[v] == "":
+			v = absPath(v) // a file: the command runs from any directory
+		default:
+			v = shellQuote(v)
 		}
+		fmt.Fprintf(&b, " -%s %s", fl.Name, v)
 	})
 	fmt.Fprintf(&b, " -seed %d", seed)
 	return b.String()

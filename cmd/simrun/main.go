@@ -19,6 +19,21 @@ const (
 	exitInterrupted = 130 // a campaign stopped by SIGINT or SIGTERM
 )
 
+// exitTable documents the exit statuses, the same for every subcommand.
+const exitTable = `
+Exit status, the same for every subcommand:
+  0    clean: nothing promised was violated (shrink: the run does not fail; broker: stopped by a signal)
+  1    a violation: a promised invariant was violated, or a run could not complete
+       (run, replay, campaign, merge, shrink, live)
+  2    usage: a bad flag, value, name or input file (one line names it); live: a subject did not start;
+       campaign, live: a DIR holding another run's files, without -force
+  3    I/O: an output (a directory, a file, stdout) could not be written
+  130  interrupted by SIGINT or SIGTERM: campaign, shrink and live first write what they have
+       (campaign: the summary and the -resume command; shrink: the smallest failing plan so far;
+       live: the judged history); broker stops cleanly (0); the others are killed by the signal
+       (a shell reports 130)
+`
+
 func main() {
 	env := &env{stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(),
 		signals: true, terminal: stdoutIsTerminal(), progressEvery: textProgressEvery}
@@ -74,6 +89,8 @@ func commands() []command {
 		{"presets", "", "list the engine policy presets", (*env).cmdPresets},
 		{"profiles", "", "list the fault profiles", (*env).cmdProfiles},
 		{"scenarios", "", "list the scenarios", (*env).cmdScenarios},
+		{"version", "", "print simrun's module version, VCS commit and Go version", (*env).cmdVersion},
+		{"help", "[SUBCOMMAND]", "print the help of a subcommand (or this list)", (*env).cmdHelp},
 	}
 }
 
@@ -84,9 +101,13 @@ func (e *env) run(args []string) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		e.topUsage(e.stdout)
 		return exitOK
+	case "help":
+		return e.cmdHelp(args[1:])
+	case "version", "-version", "--version":
+		return e.cmdVersion(args[1:])
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
@@ -105,10 +126,8 @@ func (e *env) topUsage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %-22s %s\n", c.name, c.args, c.doc)
 	}
-	fmt.Fprintln(w, "\nExit status: 0 nothing promised was violated; 1 a violation was found; 2 a usage error (bad flag,")
-	fmt.Fprintln(w, "value, name or input file); 3 an output could not be written (I/O failure); 130 a campaign")
-	fmt.Fprintln(w, "interrupted by SIGINT or SIGTERM.")
-	fmt.Fprintln(w, "Run 'simrun <subcommand> -h' for its flags.")
+	fmt.Fprint(w, exitTable)
+	fmt.Fprintln(w, "Run 'simrun <subcommand> -h' (or 'simrun help <subcommand>') for its flags.")
 }
 
 // catchSignals makes SIGINT and SIGTERM cancel e.ctx instead of killing the

@@ -256,15 +256,7 @@ func shardSize(m manifest) uint64 {
 
 // resumeIn is the command that continues the campaign of m in dir.
 func resumeIn(m manifest, dir string) string {
-	args := slicesWithout(m.Args, "-resume", "--resume", "-resume=true", "--resume=true")
-	hasOut := false
-	for _, a := range args {
-		hasOut = hasOut || a == "-out" || a == "--out" || strings.HasPrefix(a, "-out=") || strings.HasPrefix(a, "--out=")
-	}
-	if !hasOut {
-		args = append(args, "-out", dir)
-	}
-	return strings.TrimSpace(replayPrefix + " campaign " + strings.Join(args, " ") + " -resume")
+	return resumeArgs(m.Args, dir)
 }
 
 // missingSeeds lists the campaign's seeds no directory holds (for the

@@ -50,7 +50,7 @@ func TestMergeRefusesIncompleteCampaigns(t *testing.T) {
 		dirs []string
 		want []string
 	}{
-		{"interrupted shard", []string{s0, interrupted}, []string{"missing: ", "holds ", "of its shard's 20 seeds; finish it with: go run ./cmd/simrun campaign ", " -resume"}},
+		{"interrupted shard", []string{s0, interrupted}, []string{"missing: ", "holds ", "of its shard's 20 seeds; finish it with: " + replayPrefix + " campaign ", " -resume"}},
 		{"cut shard", []string{s0, cut}, []string{"14 of 40 seeds missing: 23..49 step 2", cut + " holds 6 of its shard's 20 seeds"}},
 		{"same dir twice", []string{s0, s1, s0}, []string{"given twice"}},
 		{"empty results", []string{s0, empty}, []string{"20 of 40 seeds missing: 11..49 step 2"}},

@@ -61,7 +61,7 @@ func TestReplayCustomRun(t *testing.T) {
 		t.Errorf("replay: checksum %s preset %s, original %s", got.Checksum, got.Preset, want)
 	}
 	same := summaryJSON(t, -1, "run", "-plan", path)
-	if same.Checksum != want || same.Replay != "go run ./cmd/simrun run -plan "+path {
+	if same.Checksum != want || same.Replay != replayPrefix+" run -plan "+path {
 		t.Errorf("run -plan: checksum %s replay %q, original %s", same.Checksum, same.Replay, want)
 	}
 
@@ -75,7 +75,7 @@ func TestReplayCustomRun(t *testing.T) {
 	if direct := checksumOf(t, named, plan); over.Checksum != direct || direct == want {
 		t.Errorf("-preset fixed: checksum %s, direct %s, custom %s", over.Checksum, direct, want)
 	}
-	if over.Replay != "go run ./cmd/simrun run -plan "+path+" -preset fixed" {
+	if over.Replay != replayPrefix+" run -plan "+path+" -preset fixed" {
 		t.Errorf("-preset fixed: replay %q", over.Replay)
 	}
 	lossy := cfg

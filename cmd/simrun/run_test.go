@@ -42,7 +42,7 @@ func TestRunTextSummary(t *testing.T) {
 	if first != "seed 5  profile lossy  preset fixed  scenario standard  version 3" {
 		t.Errorf("first line %q", first)
 	}
-	for _, want := range []string{"published ", "accepted ", "delivered ", "duplicates ", "retransmits ", "crashes ", "faults: ", "judged by ", "violations: none", "replay: go run ./cmd/simrun run -seed 5 -preset fixed -profile lossy -scenario standard -version 3"} {
+	for _, want := range []string{"published ", "accepted ", "delivered ", "duplicates ", "retransmits ", "crashes ", "faults: ", "judged by ", "violations: none", "replay: " + replayPrefix + " run -seed 5 -preset fixed -profile lossy -scenario standard -version 3"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -55,7 +55,7 @@ func TestReplayReproducesChecksum(t *testing.T) {
 	dir := t.TempDir()
 	plan, trace := filepath.Join(dir, "run.plan"), filepath.Join(dir, "run.trace")
 	orig := summaryJSON(t, exitOK, "run", "-seed", "7", "-profile", "crashy", "-save", plan, "-trace", trace)
-	if orig.Replay != "go run ./cmd/simrun replay "+plan {
+	if orig.Replay != replayPrefix+" replay "+plan {
 		t.Errorf("replay command %q", orig.Replay)
 	}
 	back := summaryJSON(t, exitOK, "replay", plan)
@@ -143,7 +143,7 @@ func TestLegacyRunFailsWithReplay(t *testing.T) {
 	}
 	seed := fmt.Sprint(failing.Seed)
 	run := simrun(t, "run", "-seed", seed, "-preset", "legacy").want(t, exitViolation)
-	want := "replay: go run ./cmd/simrun run -seed " + seed + " -preset legacy -profile swarm -scenario standard -version 5"
+	want := "replay: " + replayPrefix + " run -seed " + seed + " -preset legacy -profile swarm -scenario standard -version 5"
 	if !strings.Contains(run.stdout, want) || !strings.Contains(run.stderr, "replay: ") {
 		t.Errorf("no replay command:\n%s\n%s", run.stdout, run.stderr)
 	}

@@ -54,13 +54,13 @@ func (e *env) cmdRun(args []string) int {
 	}
 	replay := fmt.Sprintf("%s run -seed %d %s", replayPrefix, cfg.Seed, w.flagArgs())
 	if *planPath != "" {
-		replay = fmt.Sprintf("%s run -plan %s%s", replayPrefix, *planPath, planOverrideArgs(fs, w, *seed))
+		replay = fmt.Sprintf("%s run -plan %s%s", replayPrefix, absPath(*planPath), planOverrideArgs(fs, w, *seed))
 	}
 	if *save != "" {
 		if err := writeUserFile(*save, []byte(plan.String())); err != nil {
 			return e.fail("run", ioFailure(err, "saving the plan"))
 		}
-		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, *save, w.judge.flagArg())
+		replay = fmt.Sprintf("%s replay %s%s", replayPrefix, absPath(*save), w.judge.flagArg())
 	}
 	return e.execute("run", cfg, plan, w.judge, out, replay)
 }
@@ -175,7 +175,7 @@ func (e *env) cmdReplay(args []string) int {
 	if err != nil {
 		return e.fail("replay", err)
 	}
-	return e.execute("replay", cfg, plan, j, out, fmt.Sprintf("%s replay %s%s", replayPrefix, pos[0], j.flagArg()))
+	return e.execute("replay", cfg, plan, j, out, fmt.Sprintf("%s replay %s%s", replayPrefix, absPath(pos[0]), j.flagArg()))
 }
 
 // execute runs plan under cfg, judges it by j, prints the summary and returns

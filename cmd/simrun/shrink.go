@@ -126,7 +126,8 @@ func (e *env) cmdShrink(args []string) int {
 			"plan found so far.\n"+
 			"With -bench, measures the shrinker over the failing seeds of a campaign per preset.")
 	seed := fs.Uint64("seed", 0, "shrink this seed of the world the flags choose (instead of a plan FILE)")
-	out := fs.String("o", "", "write the shrunk plan to `FILE` (default: FILE with .min.plan, or out/shrink/seed-N.min.plan)")
+	out := fs.String("out", "", "write the shrunk plan to `FILE` (default: FILE with .min.plan, or out/shrink/seed-N.min.plan)")
+	fs.StringVar(out, "o", "", "the same as -out (its older spelling)")
 	budget := fs.Int("budget", 0, "stop after `N` candidate runs (0: no bound)")
 	timeout := fs.Duration("timeout", defaultShrinkTimeout, "stop after this long (0: no bound); with -bench, per seed")
 	html := fs.String("html", "", "write the shrunk run's sequence chart to `FILE` (one self-contained HTML page)")
@@ -216,7 +217,7 @@ func (e *env) shrinkTo(job shrinkJob, path string) int {
 		return e.fail("shrink", fmt.Errorf("writing the shrunk plan: %w", err))
 	}
 	fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (done)\n", len(s.Plan.Ops), s.Runs, s.Accepted)
-	replay := fmt.Sprintf("%s replay %s%s", replayPrefix, path, job.judge.flagArg())
+	replay := fmt.Sprintf("%s replay %s%s", replayPrefix, absPath(path), job.judge.flagArg())
 	r := sim.Run(s.Config, s.Plan)
 	if r.Err != nil {
 		return e.fail("shrink", r.Err)

@@ -49,7 +49,7 @@ func TestShrinkSeed(t *testing.T) {
 	orig := summaryJSON(t, exitViolation, "run", "-seed", "2", "-preset", "legacy")
 	out := filepath.Join(dir, "a.min.plan")
 	r := simrun(t, "shrink", "-seed", "2", "-preset", "legacy", "-o", out).want(t, exitViolation)
-	replay := "replay: go run ./cmd/simrun replay " + out
+	replay := "replay: " + replayPrefix + " replay " + out
 	if !strings.Contains(r.stdout, replay) || !strings.Contains(r.stderr, "ops left") || !strings.Contains(r.stdout, "no single change keeps the failure") {
 		t.Errorf("output lacks the replay command, progress or ending:\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	}
@@ -76,7 +76,7 @@ func TestShrinkFile(t *testing.T) {
 	simrun(t, "run", "-seed", "4", "-preset", "legacy", "-save", saved).want(t, exitViolation)
 	r := simrun(t, "shrink", saved).want(t, exitViolation)
 	min := filepath.Join(dir, "seed-4.min.plan")
-	if !strings.Contains(r.stdout, "replay: go run ./cmd/simrun replay "+min) {
+	if !strings.Contains(r.stdout, "replay: "+replayPrefix+" replay "+min) {
 		t.Errorf("no replay of %s:\n%s", min, r.stdout)
 	}
 	shrunkFile(t, min)

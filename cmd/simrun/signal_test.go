@@ -53,7 +53,7 @@ func TestSecondSignalKeepsSummary(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "summary.txt")); err != nil {
 			t.Errorf("round %d: %v", round, err)
 		}
-		if !strings.Contains(out.String(), "continue with:\n  go run ./cmd/simrun campaign ") {
+		if !strings.Contains(out.String(), "continue with:\n  "+replayPrefix+" campaign ") {
 			t.Errorf("round %d: no -resume command:\n%s", round, out.String())
 		}
 	}

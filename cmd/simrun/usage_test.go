@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s -h: %q %q", c.name, r.stdout, r.stderr)
 		}
 	}
-	for _, status := range []string{"0 nothing promised was violated", "1 a violation was found", "2 a usage error", "3 an output could not be written", "130 a campaign"} {
+	for _, status := range []string{"0    clean", "1    a violation", "2    usage", "3    I/O", "130  interrupted"} {
 		if !strings.Contains(strings.ReplaceAll(top.stdout, "\n", " "), status) {
 			t.Errorf("top help lacks exit status %q:\n%s", status, top.stdout)
 		}
@@ -196,5 +197,57 @@ func TestIOFailuresExit3(t *testing.T) {
 				t.Errorf("stderr %q does not name %s in one line", r.stderr, file)
 			}
 		})
+	}
+}
+
+// TestHelpTexts: the help texts say what they mean: -workload's defaults
+// in words, broker's config keys after its flags (as it says), shrink's
+// output flag -out (-o its alias), 'simrun help CMD' is CMD's help, and
+// 'simrun version' prints the build info.
+func TestHelpTexts(t *testing.T) {
+	run := simrun(t, "run", "-h").want(t, exitOK)
+	if strings.Contains(run.stdout, "pin );") || !strings.Contains(run.stdout, "key=draw unpins; by default nothing is pinned") {
+		t.Errorf("-workload's help:\n%s", run.stdout)
+	}
+	if help := simrun(t, "help", "run").want(t, exitOK); help.stdout != run.stdout {
+		t.Errorf("help run:\n%s\nrun -h:\n%s", help.stdout, run.stdout)
+	}
+	simrun(t, "help", "nosuch").want(t, exitUsage)
+	if top := simrun(t, "help").want(t, exitOK); !strings.Contains(top.stdout, "Subcommands:") {
+		t.Errorf("help: %s", top.stdout)
+	}
+	broker := simrun(t, "broker", "-h").want(t, exitOK).stdout
+	flags, keys := strings.Index(broker, "\nFlags:"), strings.Index(broker, "A broker config file has")
+	if flags < 0 || keys < flags || !strings.Contains(broker, "(keys below)") {
+		t.Errorf("broker -h: the config keys are not below the flags:\n%s", broker)
+	}
+	shrink := simrun(t, "shrink", "-h").want(t, exitOK).stdout
+	if !strings.Contains(shrink, "  -out FILE") || !strings.Contains(shrink, "  -o string\n") {
+		t.Errorf("shrink -h: no -out and -o alias:\n%s", shrink)
+	}
+	for _, cmd := range []string{"shrink", "campaign", "live", "experiment"} {
+		if h := simrun(t, cmd, "-h").stdout; !strings.Contains(h, "  -out ") {
+			t.Errorf("%s -h has no -out", cmd)
+		}
+	}
+	v := simrun(t, "version").want(t, exitOK).stdout
+	lines := strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "simrun ") || !strings.HasPrefix(lines[1], "commit ") || !strings.HasPrefix(lines[2], "go go1.") {
+		t.Errorf("version:\n%s", v)
+	}
+}
+
+// TestVersionText: the commit line carries the VCS revision, its time and
+// a modified tree's mark.
+func TestVersionText(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/mqttlab/mqttlab", Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-12-02T00:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "simrun github.com/mqttlab/mqttlab (devel)\ncommit abc123 (2026-12-02T00:00:00Z) +modified\ngo go1.26.8\n"
+	if got := versionText(info); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	info.Settings = nil
+	if got := versionText(info); !strings.Contains(got, "commit unknown") {
+		t.Errorf("without VCS info: %q", got)
 	}
 }
