@@ -81,7 +81,7 @@ func TestLiveLegacyBrokerCaught(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^violations .*\bNoLoss [1-9]`).MatchString(r.stdout) {
 		t.Errorf("the summary counts no NoLoss violation:\n%s", r.stdout)
 	}
-	for _, want := range []string{"replay the fault schedule:", "-broker-preset 'legacy'"} {
+	for _, want := range []string{"replay the fault schedule:", "-broker-preset legacy"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
