@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"strings"
 
+	"github.com/mqttlab/mqttlab/findings"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -78,6 +79,18 @@ type packetJSON struct {
 	TopicAlias uint16 `json:"topic_alias,omitempty"`
 	// SubIDs: a PUBLISH's Subscription Identifiers, a SUBSCRIBE's one.
 	SubIDs []uint32 `json:"sub_ids,omitempty"`
+	// The rest of model.Packet, so that ReadHistory gives back what the
+	// model judged: options, keep-alive, sizes, expiry, will.
+	Opts      uint8  `json:"opts,omitempty"`
+	KeepAlive uint16 `json:"keep_alive,omitempty"`
+	MaxSize   uint32 `json:"max_size,omitempty"`
+	Size      uint32 `json:"size,omitempty"`
+	Expiry    uint32 `json:"expiry,omitempty"`
+	ExpirySet bool   `json:"expiry_set,omitempty"`
+	Will      bool   `json:"will,omitempty"`
+	WillDelay uint32 `json:"will_delay,omitempty"`
+	// Payload, when it is not Msg.
+	Payload string `json:"payload,omitempty"`
 }
 
 // writeHistory writes h as JSON lines, one event per line.
@@ -96,7 +109,12 @@ func writeHistory(path string, h model.History) error {
 			ReceiveMax: e.ReceiveMax, Point: uint8(e.Point), Reason: e.Reason}
 		if p := e.Packet; p.Type != 0 {
 			j.Packet = &packetJSON{Type: packetName(p.Type), ID: p.ID, QoS: p.QoS, Dup: p.Dup, Retain: p.Retain,
-				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter, TopicAlias: p.TopicAlias, SubIDs: p.SubIDs}
+				Reason: p.Reason, Topic: p.Topic, Msg: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter, TopicAlias: p.TopicAlias, SubIDs: p.SubIDs,
+				Opts: p.Opts, KeepAlive: p.KeepAlive, MaxSize: p.MaxSize, Size: p.Size, Expiry: p.Expiry, ExpirySet: p.ExpirySet,
+				Will: p.Will, WillDelay: p.WillDelay}
+			if p.Payload != p.Msg {
+				j.Packet.Payload = p.Payload
+			}
 		}
 		if err := enc.Encode(j); err != nil {
 			f.Close()
@@ -110,39 +128,63 @@ func writeHistory(path string, h model.History) error {
 	return f.Close()
 }
 
-// FormatEvent is one event as a readable line: step, kind, who, and what.
-func FormatEvent(step int, e *model.Event) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%6d %-13s %s", step, kindName(e.Kind), e.Node)
-	if e.Peer != "" {
-		b.WriteString("->" + e.Peer)
+// FormatEvent is one event as a readable line: step, kind, who, and what
+// (findings.FormatEvent: acknowledgements carry no QoS).
+func FormatEvent(step int, e *model.Event) string { return findings.FormatEvent(step, e) }
+
+// kindByName and packetByName invert kindNames and packetNames.
+var (
+	kindByName   = map[string]model.Kind{}
+	packetByName = map[string]uint8{}
+)
+
+func init() {
+	for k, n := range kindNames {
+		kindByName[n] = k
 	}
-	if p := e.Packet; p.Type != 0 && (e.Kind == model.Sent || e.Kind == model.Received) {
-		fmt.Fprintf(&b, " %s", packetName(p.Type))
-		if p.ID != 0 {
-			fmt.Fprintf(&b, " id=%d", p.ID)
+	kindByName["Cut"] = model.Cut
+	for t, n := range packetNames {
+		packetByName[n] = uint8(t)
+	}
+}
+
+// ReadHistory reads a history.jsonl that writeHistory wrote (a run
+// directory's), so a recorded run can be judged again.
+func ReadHistory(path string) (model.History, error) {
+	var h model.History
+	f, err := os.Open(path)
+	if err != nil {
+		return h, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	for line := 1; ; line++ {
+		var j eventJSON
+		if err := dec.Decode(&j); err == io.EOF {
+			return h, nil
+		} else if err != nil {
+			return h, fmt.Errorf("%s: event %d: %w", path, line, err)
 		}
-		if p.Type == model.PUBLISH {
-			fmt.Fprintf(&b, " qos=%d dup=%v msg=%s", p.QoS, p.Dup, p.Msg)
+		k, ok := kindByName[j.Kind]
+		if !ok {
+			return h, fmt.Errorf("%s: event %d: unknown kind %q", path, line, j.Kind)
 		}
-		if p.Type == model.CONNACK {
-			fmt.Fprintf(&b, " sp=%v reason=%#x", p.Sessions, p.Reason)
+		e := model.Event{Kind: k, Time: j.Time, Node: j.Node, Peer: j.Peer, Msg: j.Msg, Topic: j.Topic, Filter: j.Filter,
+			QoS: j.QoS, Retain: j.Retain, Persistent: j.Persistent, CleanStart: j.CleanStart, SessionPresent: j.SessionPresent,
+			HadState: j.HadState, Version: j.Version, ReceiveMax: j.ReceiveMax, Point: model.CrashPoint(j.Point), Reason: j.Reason}
+		if p := j.Packet; p != nil {
+			t, ok := packetByName[p.Type]
+			if !ok {
+				return h, fmt.Errorf("%s: event %d: unknown packet type %q", path, line, p.Type)
+			}
+			e.Packet = model.Packet{Type: t, ID: p.ID, QoS: p.QoS, Dup: p.Dup, Retain: p.Retain, Reason: p.Reason,
+				Topic: p.Topic, Msg: p.Msg, Payload: p.Msg, Sessions: p.Sessions, Clean: p.Clean, Filter: p.Filter,
+				TopicAlias: p.TopicAlias, SubIDs: p.SubIDs, Opts: p.Opts, KeepAlive: p.KeepAlive, MaxSize: p.MaxSize,
+				Size: p.Size, Expiry: p.Expiry, ExpirySet: p.ExpirySet, Will: p.Will, WillDelay: p.WillDelay}
+			if p.Payload != "" {
+				e.Packet.Payload = p.Payload
+			}
 		}
-		if p.Type == model.CONNECT {
-			fmt.Fprintf(&b, " clean=%v", p.Clean)
-		}
+		h.Events = append(h.Events, e)
 	}
-	if e.Msg != "" {
-		fmt.Fprintf(&b, " msg=%s qos=%d", e.Msg, e.QoS)
-	}
-	switch e.Kind {
-	case model.Connected:
-		fmt.Fprintf(&b, " clean=%v sp=%v had_state=%v", e.CleanStart, e.SessionPresent, e.HadState)
-	case model.Subscribed:
-		fmt.Fprintf(&b, " %s qos=%d persistent=%v", e.Filter, e.QoS, e.Persistent)
-	}
-	if e.Reason != "" {
-		b.WriteString(" " + clip(e.Reason, 200))
-	}
-	return b.String()
 }

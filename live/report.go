@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqttlab/mqttlab/findings"
 	"github.com/mqttlab/mqttlab/model"
 )
 
@@ -23,6 +24,8 @@ type Report struct {
 	Stats       Stats
 	Verdict     Verdict
 	History     model.History
+	// Findings are Verdict.Violations grouped by cause (package findings).
+	Findings []findings.Finding
 }
 
 // Stats are a run's message figures, from its history.
@@ -165,7 +168,7 @@ func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *
 	v := Judge(h, t.cfg.Promise)
 	st.Lost = lostMessages(v)
 	return &Report{Seed: t.cfg.Seed, Config: t.cfg, Wall: wall, Interrupted: interrupted, Schedule: t.schedule,
-		Applied: applied, Stats: st, Verdict: v, History: h}
+		Applied: applied, Stats: st, Verdict: v, History: h, Findings: findings.Group(&h, v.Violations)}
 }
 
 // statsOf counts accepted, delivered, lost and duplicated messages.
@@ -242,14 +245,8 @@ func (r *Report) Summary() string {
 	for _, e := range v.Excused {
 		fmt.Fprintf(&b, "excused      %s: by %s\n", e.Invariant, strings.Join(e.By, "; "))
 	}
+	r.findingsSummary(&b)
 	fmt.Fprintf(&b, "violations   %s%s\n", countList(v.Violations), r.firstAt())
-	for i, x := range v.Violations {
-		if i == summaryViolations {
-			fmt.Fprintf(&b, "VIOLATION    ... and %d more (violations.txt)\n", len(v.Violations)-i)
-			break
-		}
-		fmt.Fprintf(&b, "VIOLATION    %s at step %d (%s): %s\n", x.Invariant, x.Step, x.Node, clip(x.Reason, 300))
-	}
 	if n := len(v.Unpromised); n > 0 {
 		fmt.Fprintf(&b, "unpromised   %d violations of excused invariants (see violations.txt)\n", n)
 	}
@@ -284,9 +281,6 @@ func (r *Report) firstAt() string {
 	}
 	return ""
 }
-
-// summaryViolations is how many violations the summary lists.
-const summaryViolations = 10
 
 // countList counts violations per invariant ("none" when empty).
 func countList(vs []model.Violation) string {
@@ -341,6 +335,9 @@ func (r *Report) write(dir string) error {
 		"summary.txt":    r.Summary(),
 		"violations.txt": r.violationsText(),
 		"schedule.txt":   r.scheduleText(),
+	}
+	if err := r.writeFindings(dir); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mqttlab/mqttlab/findings"
 	"github.com/mqttlab/mqttlab/live"
+	"github.com/mqttlab/mqttlab/model"
 	"github.com/mqttlab/mqttlab/seqchart"
 	"github.com/mqttlab/mqttlab/sim"
 )
@@ -50,9 +52,23 @@ func writeLiveChart(dir string, rep *live.Report, replay string) error {
 	}
 	var b bytes.Buffer
 	err := seqchart.Write(&b, seqchart.Run{Title: fmt.Sprintf("live run · seed %d", rep.Seed), Replay: replay,
-		Plan: string(schedule), Notes: notes, History: rep.History, Violations: rep.Verdict.Violations})
+		Plan: string(schedule), Notes: notes, History: rep.History, Violations: findingsFirst(rep.Findings, rep.Verdict.Violations)})
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "chart.html"), b.Bytes(), 0o644)
+}
+
+// findingsFirst orders a chart's violations so that the page opens on the
+// first finding: its clearest occurrence leads, citing the finding's whole
+// flow excerpt; every violation follows as it was.
+func findingsFirst(fs []findings.Finding, vs []model.Violation) []model.Violation {
+	if len(fs) == 0 {
+		return vs
+	}
+	f := &fs[0]
+	lead := f.Occurrences[f.Clearest]
+	lead.Events = model.Cite(lead.Step, f.Excerpt...)
+	lead.Reason = fmt.Sprintf("finding 1 of %d: %s (%s)", len(fs), f.Title(), findings.Reword(lead.Reason, f.Version))
+	return append([]model.Violation{lead}, vs...)
 }

@@ -160,11 +160,15 @@ func TestLiveMosquittoBrokerClientFaults(t *testing.T) {
 func TestLiveCanarySubscriberCaught(t *testing.T) {
 	t.Parallel()
 	requireMosquitto(t)
-	r, _ := liveRun(t, "-seed", "13", "-faults", "cut", "-promise", "mosquitto-clients",
+	r, dir := liveRun(t, "-seed", "13", "-faults", "cut", "-promise", "mosquitto-clients",
 		"-subscriber", "sh testdata/live/drop-every-10th.sh {port} {id} {topic} {qos}", "-liveness", "3s")
 	r.want(t, exitViolation)
-	if !strings.Contains(r.stdout, "VIOLATION    NoLoss") {
-		t.Errorf("the canary was not caught as NoLoss:\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "FINDING      1. NoLoss owed to the subscribers") {
+		t.Errorf("the canary was not caught as a NoLoss finding:\n%s", r.stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "findings.md"))
+	if err != nil || !strings.Contains(string(md), "acknowledged by the client, never delivered to its application") {
+		t.Errorf("findings.md does not read the drop as the subscriber's (%v):\n%.2000s", err, md)
 	}
 }
 
