@@ -276,7 +276,7 @@ func (p *Process) WaitPort(addr string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		if p.Exited() {
-			return fmt.Errorf("%w: %s exited (status %d) before accepting connections on %s; its stderr:\n%s", ErrNotStarted, p.opts.Name, p.ExitCode(), addr, p.Stderr())
+			return fmt.Errorf("%w: %s exited (status %d%s) before accepting connections on %s; its stderr:\n%s", ErrNotStarted, p.opts.Name, p.ExitCode(), ExecHint(p.ExitCode()), addr, p.Stderr())
 		}
 		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
@@ -372,4 +372,16 @@ func (s *Supervisor) KillAll() error {
 		}
 	}
 	return first
+}
+
+// ExecHint reads a shell's exit status: 127 and 126 are the shell's own
+// exec errors (command not found, not executable), "" otherwise.
+func ExecHint(status int) string {
+	switch status {
+	case 127:
+		return ": exec error, the shell did not find the command"
+	case 126:
+		return ": exec error, the command is not executable"
+	}
+	return ""
 }

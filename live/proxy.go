@@ -84,6 +84,9 @@ type Proxy struct {
 	chunk  int           // Slow: bytes per chunk (0: no chunking)
 	closed bool
 	down   bool // the broker is down (SetBrokerDown): nothing reaches it
+	// dialErr is the last failure to reach the broker for a client
+	// (a start that never subscribes says it).
+	dialErr error
 }
 
 // proxyConn is one client connection and its broker leg.
@@ -161,6 +164,9 @@ func (p *Proxy) accept() {
 		}
 		b, err := net.DialTimeout("tcp", p.opts.Target, IOTimeout)
 		if err != nil {
+			p.mu.Lock()
+			p.dialErr = err
+			p.mu.Unlock()
 			c.Close() // the broker is down: the client sees a refused session
 			continue
 		}
@@ -306,7 +312,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			if d == Down && dec == nil {
-				dec = packet.NewDecoder(p.version(pc), 0)
+				dec = packet.NewDecoder(answerVersion(p.version(pc), buf[:n]), 0)
 			}
 			// From decoding a chunk to writing it, the connection is
 			// held: a fault (Cut, BlackHole) acts between chunks, never
@@ -329,6 +335,18 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 			return
 		}
 	}
+}
+
+// answerVersion is the version to decode a broker's first bytes in: that
+// of the client's CONNECT, but 3.1.1 for a 3.1.1 refusal of a 5.0 CONNECT
+// (a 2-byte CONNACK with return code 1 to 5), which a 3.1.1-only broker
+// sends and 5.0's decoder would take for a malformed packet: recorded, it
+// tells the start diagnosis the broker refused the version.
+func answerVersion(v packet.Version, first []byte) packet.Version {
+	if v == packet.V5 && len(first) >= 4 && first[0] == 0x20 && first[1] == 0x02 && first[3] >= 1 && first[3] <= 5 {
+		return packet.V311
+	}
+	return v
 }
 
 // version is the protocol level of pc's CONNECT (0 if none was decoded).
@@ -433,4 +451,12 @@ func (p *Proxy) end(pc *proxyConn) {
 	if p.opts.RecordBroker {
 		p.opts.Recorder.Add(model.Event{Kind: model.ConnClosed, Time: now, Node: model.BrokerNode, Peer: pc.clientID})
 	}
+}
+
+// DialErr is the last error the proxy met dialling the broker for a
+// client, or nil.
+func (p *Proxy) DialErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dialErr
 }

@@ -185,6 +185,11 @@ func (t *tester) setup() error {
 		}
 	}
 	target := t.cfg.Broker.Addr
+	if target != "" {
+		if err := reachable(target); err != nil {
+			return err
+		}
+	}
 	if target == "" {
 		port, err := FreePort()
 		if err != nil {
@@ -296,15 +301,8 @@ func (t *tester) startSubscribers() error {
 		t.subs = append(t.subs, c)
 	}
 	for _, c := range t.subs {
-		ctx, cancel := context.WithTimeout(context.Background(), t.cfg.StartTimeout)
-		_, err := t.rec.Wait(ctx, 0, func(e model.Event) bool { return e.Kind == model.Subscribed && e.Node == c.id() })
-		cancel()
-		if err != nil {
-			msg := ""
-			if e, ok := c.(*extSub); ok && e.current() != nil {
-				msg = "; its stderr:\n" + e.current().Stderr()
-			}
-			return fmt.Errorf("%w: subscriber %s not subscribed within %v%s", ErrNotStarted, c.id(), t.cfg.StartTimeout, msg)
+		if err := t.waitSubscribed(c); err != nil {
+			return err
 		}
 	}
 	return nil

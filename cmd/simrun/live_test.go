@@ -348,3 +348,15 @@ func TestLiveBrokerAddr(t *testing.T) {
 		t.Errorf("-messages 60 handed %d+%d messages to the publishers (%v)", issued, skipped, err)
 	}
 }
+
+// TestLiveStartMissingSubscriber: a subscriber command that does not
+// exist ends the run with exit 2 naming the exec error, not a subscribe
+// timeout.
+func TestLiveStartMissingSubscriber(t *testing.T) {
+	t.Parallel()
+	r, _ := liveRun(t, "-seed", "5", "-faults", "none", "-subscriber", "mqttlab-no-such-command {port} {id} {topic} {qos}")
+	r.want(t, exitUsage)
+	if !strings.Contains(r.stderr, "exec error") || !strings.Contains(r.stderr, "mqttlab-no-such-command") || strings.Contains(r.stderr, "within") {
+		t.Errorf("stderr does not name the exec error:\n%s", r.stderr)
+	}
+}
