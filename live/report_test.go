@@ -1,6 +1,9 @@
 package live
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,5 +55,33 @@ func TestExcuses(t *testing.T) {
 	}
 	if ex := excuses(model.Uniform(model.FixedPolicy()), model.Faults{BrokerCrashes: 3, LivenessRan: true}, nil); len(ex) != 0 {
 		t.Errorf("the spec's promises excused %v under broker crashes", ex)
+	}
+}
+
+// TestHistoryRoundTrip: ReadHistory reads back what writeHistory wrote,
+// every field the model reads.
+func TestHistoryRoundTrip(t *testing.T) {
+	h := model.History{Events: []model.Event{
+		{Kind: model.Sent, Time: 5, Node: "s1", Peer: model.BrokerNode, Packet: model.Packet{Type: model.CONNECT, KeepAlive: 2, MaxSize: 900, Expiry: 60, Will: true, WillDelay: 3, Topic: "w", Msg: "lt00000a-1", Payload: "lt00000a-1", QoS: 1}},
+		{Kind: model.Received, Time: 6, Node: model.BrokerNode, Peer: "p1", Packet: model.Packet{Type: model.PUBLISH, ID: 9, QoS: 2, Dup: true, Topic: "t", Msg: "", Payload: "other", Size: 40, SubIDs: []uint32{4}}},
+		{Kind: model.Connected, Time: 7, Node: "s1", Peer: model.BrokerNode, CleanStart: true, SessionPresent: true, HadState: true, Version: 5, ReceiveMax: 10},
+		{Kind: model.Crash, Time: 8, Node: "s1", Point: model.CrashBetweenSteps, Reason: "why"},
+	}}
+	path := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := writeHistory(path, h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, h) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, h)
+	}
+	if err := os.WriteFile(path, []byte(`{"kind":"Meteor"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadHistory(path); err == nil || !strings.Contains(err.Error(), "Meteor") {
+		t.Errorf("unknown kind: error %v", err)
 	}
 }

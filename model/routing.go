@@ -33,7 +33,7 @@ var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry
 var routingEvents = eventSet{
 	kinds:    kindBits(Crash, ConnClosed, Connected) | willKinds,
 	sent:     typeBits(PUBLISH, SUBACK, UNSUBACK, CONNACK, PUBACK, PUBREC),
-	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL, CONNECT, DISCONNECT),
+	received: typeBits(PUBLISH, SUBSCRIBE, UNSUBSCRIBE, PUBREL, CONNECT, DISCONNECT, PUBACK, PUBCOMP),
 }.codes()
 
 // routeSub is a subscription of a client as far as the broker's events
@@ -152,13 +152,20 @@ type routeState struct {
 	// sender of their Received events.
 	unsyncedBy delivery
 	limits     *sizeLimits // what each client announced (packetsize.go)
-	out        []Violation
+	// flights: client<<16|id -> 1 + the message id of the QoS>0 PUBLISH
+	// the broker sent the client on that packet id and has had no PUBACK
+	// or PUBCOMP for: a send of the same message on the same id is a
+	// resend of that copy, whatever its DUP flag (Retransmit judges the
+	// flag), not another copy.
+	flights map[uint64]int32
+	out     []Violation
 }
 
 // checkRouting runs the routing pass (see routingSet).
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
-		routed: newKeyTab(x), grouped: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{}}
+		routed: newKeyTab(x), grouped: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{},
+		flights: map[uint64]int32{}}
 	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
@@ -196,7 +203,11 @@ func (s *routeState) step(i int, e *Event) {
 	}
 	switch e.Kind {
 	case Received:
-		if d.node == brokerID {
+		switch {
+		case d.node != brokerID:
+		case e.Packet.Type == PUBACK || e.Packet.Type == PUBCOMP:
+			delete(s.flights, uint64(s.x.peerOf(i))<<16|uint64(e.Packet.ID)) // the copy's flight ended
+		default:
 			s.brokerReceived(i, e)
 		}
 	case Sent:
@@ -318,12 +329,28 @@ func (s *routeState) brokerSent(i int, e *Event) {
 		if s.judgeWillSend(i, e) {
 			return // a will message: no publication owes it
 		}
-		if !p.Dup {
+		if !p.Dup && !s.sameFlight(i, c, p) {
 			s.judgeSend(i, c, e)
 		} else {
 			s.resent(i, c, e)
 		}
 	}
+}
+
+// sameFlight reports whether the QoS>0 PUBLISH p the broker sent client c
+// at step i repeats the message of the copy still in flight on its packet
+// id: a resend (with DUP=0 a Retransmit violation [MQTT-3.3.1-1]), not a
+// second copy [MQTT-3.3.4-2]; it notes p's flight otherwise.
+func (s *routeState) sameFlight(i int, c int32, p *Packet) bool {
+	if p.QoS == 0 {
+		return false
+	}
+	k, msg := uint64(c)<<16|uint64(p.ID), s.x.ev[i].msg
+	if msg != 0 && s.flights[k] == msg+1 {
+		return true
+	}
+	s.flights[k] = msg + 1
+	return false
 }
 
 // resubscribed reports whether a SUBSCRIBE of the filter of UNSUBSCRIBE
@@ -341,6 +368,11 @@ func (r *routeClient) resubscribed(req *routeReq) bool {
 
 // discard forgets a client's session: the broker started a new one.
 func (s *routeState) discard(c int32) {
+	for k := range s.flights {
+		if int32(k>>16) == c {
+			delete(s.flights, k) // the session's packet ids are free
+		}
+	}
 	r := s.client(c)
 	clear(r.subs)
 	clear(r.pending)

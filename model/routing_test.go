@@ -6,8 +6,13 @@ import "testing"
 // event it adds.
 type rb struct {
 	hb
-	now int64
+	now   int64
+	fwdID uint16 // the packet ids fwd has given out
 }
+
+// nextFwdID is a fresh packet id for a copy the broker forwards: a second
+// copy on the id of one still in flight would be its resend.
+func (b *rb) nextFwdID() uint16 { b.fwdID++; return 6 + b.fwdID }
 
 func newRB() *rb { return &rb{} }
 
@@ -57,7 +62,7 @@ func (b *rb) pub(msg, topic string, qos uint8, retain bool, expiry uint32) *rb {
 
 // fwd is the broker's first PUBLISH of msg to node.
 func (b *rb) fwd(node, msg, topic string, qos uint8, retain bool, expiry uint32) *rb {
-	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 7, QoS: qos, Retain: retain, Topic: topic, Msg: msg, Payload: msg, Expiry: expiry})
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: b.nextFwdID(), QoS: qos, Retain: retain, Topic: topic, Msg: msg, Payload: msg, Expiry: expiry})
 }
 
 func (b *rb) liveness() *rb { return b.add(Event{Kind: LivenessStart}).add(Event{Kind: Quiescent}) }
@@ -636,4 +641,29 @@ func TestPacketIDUniqueCleanStartUnseen(t *testing.T) {
 		{"clean start, CONNACK lost in a crash", lost(true), false, ""},
 		{"no clean start, CONNACK lost in a crash", lost(false), true, "[MQTT-2.2.1-4]"},
 	})
+}
+
+// TestResendIsNoOverlap: a PUBLISH repeating the message of the copy still
+// in flight on its packet id is that copy's resend, whatever its DUP flag
+// (Retransmit judges the flag [MQTT-3.3.1-1]); a copy on a new id, or on
+// the id once its flight ended with a PUBACK, is another copy
+// [MQTT-3.3.4-2]; a clean start frees the ids.
+func TestResendIsNoOverlap(t *testing.T) {
+	copyOn := func(id uint16, dup bool) Packet {
+		return Packet{Type: PUBLISH, ID: id, QoS: 1, Dup: dup, Topic: "t/a", Msg: "m1", Payload: "m1"}
+	}
+	first := func() *rb {
+		return newRB().conn("s1", false).sub("s1", 1, "t/#", 1, 1, 0).conn("p1", false).pub("m1", "t/a", 1, false, 0).
+			xfer(BrokerNode, "s1", copyOn(5, false))
+	}
+	runRB(t, Overlap, []rbCase{
+		{"resend on its id, DUP=0", first().conn("s1", true).xfer(BrokerNode, "s1", copyOn(5, false)), false, ""},
+		{"resend on its id, DUP=1", first().conn("s1", true).xfer(BrokerNode, "s1", copyOn(5, true)), false, ""},
+		{"second copy on a new id", first().xfer(BrokerNode, "s1", copyOn(6, false)), true, "another first copy"},
+		{"second copy after the first's PUBACK", first().xfer("s1", BrokerNode, Packet{Type: PUBACK, ID: 5}).
+			xfer(BrokerNode, "s1", copyOn(5, false)), true, "another first copy"},
+	})
+	if vs := Check(first().conn("s1", true).xfer(BrokerNode, "s1", copyOn(5, false)).h, Options{}); len(vs) != 1 || vs[0].Invariant != Retransmit {
+		t.Errorf("a DUP=0 resend: %v, want exactly one Retransmit violation", vs)
+	}
 }

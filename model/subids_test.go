@@ -20,7 +20,7 @@ func subscribeWithID(pid uint16, filter string, id uint32) Packet {
 
 // fwdIDs is the broker's first QoS 1 PUBLISH of msg to node carrying ids.
 func (b *rb) fwdIDs(node, msg, topic string, ids ...uint32) *rb {
-	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 7, QoS: 1, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: b.nextFwdID(), QoS: 1, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
 }
 
 // withIDs is s1 subscribed to t/# with id 7 and t/+ with id 9, and p1
@@ -69,7 +69,7 @@ func TestSubscriptionIDs(t *testing.T) {
 // fwdRetainedIDs is the broker's retained PUBLISH of msg to node carrying
 // ids.
 func (b *rb) fwdRetainedIDs(node, msg, topic string, ids ...uint32) *rb {
-	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: 8, QoS: 1, Retain: true, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
+	return b.xfer(BrokerNode, node, Packet{Type: PUBLISH, ID: b.nextFwdID(), QoS: 1, Retain: true, Topic: topic, Msg: msg, Payload: msg, SubIDs: ids})
 }
 
 // TestSharedNotOrdered: only non-shared subscriptions are ordered
