@@ -261,7 +261,7 @@ func (p Plan) String() string {
 			b.WriteString(l.key + " " + l.val + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "version %d\n", h.Version)
+	b.WriteString("version " + h.versionText() + "\n")
 	if h.CrashK > 0 {
 		fmt.Fprintf(&b, "crash-at %s %d\n", h.CrashNode, h.CrashK)
 	}
@@ -283,6 +283,20 @@ func (p Plan) String() string {
 		appendEndLine(&b, len(p.Ops), linesCRC(b.String()))
 	}
 	return b.String()
+}
+
+// MixedVersion is the version line's value for a swarm run whose clients
+// each draw their protocol level: the run's own level (5) is no client's.
+// It reads back as 5, so the run and its checksum are the same.
+const MixedVersion = "mixed"
+
+// versionText is the version line's value: the protocol level, or
+// MixedVersion for a swarm run of level 5 that does not pin the version.
+func (h Header) versionText() string {
+	if _, pinned := h.Workload.PinnedVersion(); h.Scenario == SwarmScenario && h.Version == 5 && !pinned {
+		return MixedVersion
+	}
+	return strconv.Itoa(int(h.Version))
 }
 
 // FormatDuration prints a duration in the largest unit that divides it
@@ -415,8 +429,10 @@ func (h *Header) parseLine(line string) error {
 	case "scenario":
 		h.Scenario = f[1]
 	case "version":
-		var v uint64
-		v, err = strconv.ParseUint(f[1], 10, 8)
+		var v uint64 = 5
+		if f[1] != MixedVersion {
+			v, err = strconv.ParseUint(f[1], 10, 8)
+		}
 		h.Version = uint8(v)
 	case "crash-at":
 		h.CrashNode = f[1]

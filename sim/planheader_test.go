@@ -255,3 +255,45 @@ func TestHeaderLineErrors(t *testing.T) {
 		t.Errorf("unknown preset without a policy line: error %v, want ErrConfig and ErrUnknownPreset", err)
 	}
 }
+
+// TestHeaderVersionLine: a swarm plan whose clients draw their protocol
+// level says "version mixed" (and reads back as the run's level 5, same
+// checksum); a pinned level, or another scenario, says its level.
+func TestHeaderVersionLine(t *testing.T) {
+	pin4, err := ParseWorkload("version=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"swarm, drawn", Config{Seed: 3, Scenario: SwarmScenario, Version: 5}, "\nversion mixed\n"},
+		{"swarm, pinned 3.1.1", Config{Seed: 3, Scenario: SwarmScenario, Version: 4, Workload: pin4}, "\nversion 4\n"},
+		{"standard", Config{Seed: 3, Scenario: "standard", Version: 5}, "\nversion 5\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := Generate(c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := plan.String()
+			if !strings.Contains(text, c.want) {
+				t.Fatalf("header lacks %q:\n%.300s", c.want, text)
+			}
+			back, err := ParsePlan(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := ConfigOf(back.Header)
+			if err != nil || cfg.Version != c.cfg.Version || back.String() != text {
+				t.Fatalf("read back: version %d (%v), want %d; same text: %v", cfg.Version, err, c.cfg.Version, back.String() == text)
+			}
+			if a, b := Run(c.cfg, plan).Checksum(), Run(cfg, back).Checksum(); a != b {
+				t.Errorf("checksum %x, read back %x", a, b)
+			}
+		})
+	}
+}

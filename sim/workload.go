@@ -110,6 +110,14 @@ func WorkloadDims() []WorkloadDim {
 	return out
 }
 
+// PinnedVersion returns the protocol level every client of the swarm
+// scenario uses when w pins it (4: MQTT 3.1.1, 5), and false when each
+// client draws its own.
+func (w Workload) PinnedVersion() (uint8, bool) {
+	p := w.pins[dimVersion]
+	return uint8(p.val), p.set
+}
+
 // IsZero reports whether w pins nothing.
 func (w Workload) IsZero() bool { return w == Workload{} }
 

@@ -9,7 +9,7 @@ import (
 // messages undelivered) prints a text line with a few of them and a count,
 // while the JSON summary keeps every one and the cited events.
 func TestStuckReasonBounded(t *testing.T) {
-	args := []string{"run", "-seed", "4", "-preset", "legacy"}
+	args := []string{"run", "-seed", "4", "-preset", "legacy", "-scenario", "standard"}
 	text := simrun(t, args...).want(t, exitViolation).stdout
 	var line string
 	for _, l := range strings.Split(text, "\n") {

@@ -60,7 +60,7 @@ func (e *env) cmdCampaign(args []string) int {
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
 	shrink := fs.Duration("shrink", defaultCampaignShrink, "shrink each failing seed for at most `D` and save DIR/seed-N.min.plan beside seed-N.plan (0: do not shrink)")
 	var wf worldFlags
-	wf.addCampaign(fs)
+	wf.add(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return e.fail("campaign", err)
@@ -316,7 +316,7 @@ func (e *env) runCampaign(c campaign) int {
 	}
 	seeds := c.todo(have)
 	fmt.Fprintf(e.stdout, "campaign: seeds %d..%d shard %d/%d, %s, %d workers, out %s; %d to run, %d already done\n",
-		c.start, c.start+c.count-1, c.shard, c.shards, c.world.flagArgs(), c.workers, c.out, len(seeds), len(done))
+		c.start, c.start+c.count-1, c.shard, c.shards, c.world.describe(), c.workers, absPath(c.out), len(seeds), len(done))
 	began := time.Now()
 	e.catchSignals()
 	fresh, interrupted, err := e.execCampaign(c, seeds, len(done))
@@ -487,7 +487,7 @@ func runSeed(rn *sim.Runner, w world, seed uint64) (res seedResult) {
 
 // newRecord returns the record of seed in world w, with no result yet.
 func newRecord(w world, seed uint64) record {
-	return record{Seed: seed, Preset: w.preset.Name, Profile: w.profile, Scenario: w.scenario, Version: versionName(w.level), Judge: string(w.judge)}
+	return record{Seed: seed, Preset: w.preset.Name, Profile: w.profile, Scenario: w.scenario, Version: w.versionLabel(), Judge: string(w.judge)}
 }
 
 // resumeArgs is the command that continues the campaign run with args in

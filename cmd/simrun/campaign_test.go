@@ -126,7 +126,7 @@ func TestShardDefaultOut(t *testing.T) {
 	if err := d.validate(worldFlags{profile: "crashy", preset: "legacy", scenario: "small", version: "3", judge: "preset"}, "0/1", false); err != nil {
 		t.Fatal(err)
 	}
-	if d.out != filepath.Join("out", "campaign-legacy-crashy-small-v3-preset") {
+	if d.out != filepath.Join("out", "campaign-legacy-crashy-small-v3.1.1-preset") {
 		t.Errorf("out %q", d.out)
 	}
 	if got := c.todo(nil); len(got) != 1 || got[0] != 1 {

@@ -117,12 +117,27 @@
 // a second one (Ctrl-C twice, or `timeout -s INT` signalling the process
 // and then its group) is noted on stderr and never skips them.
 //
+// # One world
+//
+// Every command that takes world flags (run, run -plan's overrides,
+// shrink, campaign) defaults to one world, the campaign's: scenario swarm
+// with sim.DefaultWorkload's pins, preset fixed, profile swarm, judge spec.
+// So a seed a campaign reports failing runs, shrinks and replays with the
+// same flags, or with the commands the campaign printed. Each prints the
+// world it ran on its first line (run and replay: "seed N  profile P
+// preset P  scenario S  version V"; shrink: "shrink: seed N, preset P,
+// ..."; campaign: "campaign: seeds A..B ..."). Under swarm each client
+// draws its protocol version: the world's version is "mixed" (in the run
+// header, the plan's "version mixed" line, results.jsonl and the campaign
+// directory's name, ...-vmixed-...); -version 3 (or -workload version=4)
+// pins every client to MQTT 3.1.1 and shows as "3.1.1".
+//
 // The default campaign (swarm scenario with sim.DefaultWorkload's pins,
 // preset fixed, profile swarm) runs defaultSeeds seeds (sized at the
 // standard scenario's rate, the default before; a swarm seed costs about 1.2
 // to 1.6 times as much). -workload pins the swarm scenario's dimensions
 // over the defaults (run, campaign, shrink), and the replay commands repeat
-// the pins; only -scenario swarm takes it. The progress bar (seeds
+// the pins; only -scenario swarm (the default) takes it. The progress bar (seeds
 // done, seeds/s, failing so far, ETA) shows when stdout is a terminal;
 // otherwise (a CI log, a file) a campaign or experiment prints the same as a
 // line on stderr every 5 s ("campaign: 901/3000 seeds done, 0 failing, 59.8

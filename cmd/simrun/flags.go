@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -188,7 +189,7 @@ type worldFlags struct {
 const (
 	defaultProfile  = "swarm"
 	defaultPreset   = "fixed"
-	defaultScenario = "standard"
+	defaultScenario = sim.SwarmScenario // the campaign's world is every command's
 	defaultVersion  = "5"
 	defaultJudge    = judgeSpec
 )
@@ -198,7 +199,7 @@ func (w *worldFlags) add(fs *flagSet) {
 	fs.StringVar(&w.profile, "profile", defaultProfile, "fault profile (see 'simrun profiles')")
 	fs.StringVar(&w.preset, "preset", defaultPreset, "engine policy preset (see 'simrun presets')")
 	fs.StringVar(&w.scenario, "scenario", defaultScenario, "scenario (see 'simrun scenarios')")
-	fs.StringVar(&w.version, "version", defaultVersion, "MQTT version: 3 (or 3.1.1) or 5 (or 5.0)")
+	fs.StringVar(&w.version, "version", "", "MQTT version of every client: 3 (or 3.1.1) or 5 (or 5.0); default: under -scenario swarm each client draws its own (the world's version is then 'mixed'; -version pins it, as -workload version= does), else 5")
 	fs.StringVar(&w.workload, "workload", "", "pin dimensions of the swarm scenario's workload: `key=value[,key=value]` (key=draw unpins; "+
 		defaultPinsText()+"); keys: "+workloadKeys())
 	w.addJudge(fs)
@@ -219,14 +220,6 @@ func workloadKeys() string {
 		parts = append(parts, d.Key+"="+d.Values)
 	}
 	return strings.Join(parts, " ")
-}
-
-// addCampaign registers the world flags of a campaign: as add, but the
-// scenario defaults to swarm (every seed draws its workload).
-func (w *worldFlags) addCampaign(fs *flagSet) {
-	w.add(fs)
-	fs.Lookup("scenario").DefValue = sim.SwarmScenario
-	w.scenario = sim.SwarmScenario
 }
 
 // addJudge registers -judge on fs.
@@ -252,7 +245,7 @@ func (w worldFlags) resolve(cmd string) (world, error) {
 	if err != nil {
 		return world{}, badUsage(cmd, "bad -judge %q: %v", w.judge, err)
 	}
-	level, err := parseVersion(w.version)
+	level, err := parseVersion(cmp.Or(w.version, defaultVersion))
 	if err != nil {
 		return world{}, badUsage(cmd, "bad -version %q: %v", w.version, err)
 	}
@@ -269,6 +262,11 @@ func (w worldFlags) resolve(cmd string) (world, error) {
 	wl, err := w.resolveWorkload(cmd)
 	if err != nil {
 		return world{}, err
+	}
+	if w.scenario == sim.SwarmScenario {
+		if wl, level, err = w.pinVersion(cmd, wl, level); err != nil {
+			return world{}, err
+		}
 	}
 	return world{profile: w.profile, preset: preset, scenario: w.scenario, level: level, judge: j, workload: wl}, nil
 }
@@ -289,6 +287,24 @@ func (w worldFlags) resolveWorkload(cmd string) (sim.Workload, error) {
 	return wl, nil
 }
 
+// pinVersion returns the swarm workload with -version pinned into it (an
+// explicit -version pins every client's version, as -workload version=
+// does) and the run's protocol level: the pinned one, else 5 (the clients
+// then draw theirs). A -version that contradicts -workload's is refused.
+func (w worldFlags) pinVersion(cmd string, wl sim.Workload, level uint8) (sim.Workload, uint8, error) {
+	pinned, ok := wl.PinnedVersion()
+	switch {
+	case w.version == "" && ok:
+		return wl, pinned, nil
+	case w.version == "":
+		return wl, 5, nil
+	case ok && pinned != level:
+		return wl, 0, badUsage(cmd, "bad -version %q: -workload pins version=%d", w.version, pinned)
+	}
+	wl, err := wl.With("version=" + strconv.Itoa(int(level)))
+	return wl, level, err
+}
+
 // parseVersion reads an MQTT version as the user writes it and returns the
 // protocol level.
 func parseVersion(s string) (uint8, error) {
@@ -301,6 +317,40 @@ func parseVersion(s string) (uint8, error) {
 		return 0, errors.New("want 3 (or 3.1.1) or 5 (or 5.0); 4 is MQTT 3.1.1's protocol level: for MQTT 3.1.1 write 3")
 	}
 	return 0, errors.New("want 3 (or 3.1.1) or 5 (or 5.0): the MQTT versions the engine speaks")
+}
+
+// versionLabel is the MQTT version a world's clients speak, as headers
+// show it: "3.1.1", "5", or "mixed" for a swarm run whose clients each
+// draw theirs.
+func versionLabel(scenario string, level uint8, wl sim.Workload) string {
+	if _, pinned := wl.PinnedVersion(); scenario == sim.SwarmScenario && !pinned {
+		return sim.MixedVersion
+	}
+	switch level {
+	case 4:
+		return "3.1.1"
+	case 5:
+		return "5"
+	}
+	return strconv.Itoa(int(level))
+}
+
+// versionLabel is the world's MQTT version as headers show it.
+func (w world) versionLabel() string { return versionLabel(w.scenario, w.level, w.workload) }
+
+// describe is the world in words, every command's first line: preset,
+// profile, scenario, version (mixed under swarm unless pinned), judge,
+// and the workload's pins.
+func (w world) describe() string { return describeConfig(w.config(0), w.judge) }
+
+// describeConfig is the world of cfg judged by j in words (world.describe).
+func describeConfig(cfg sim.Config, j judge) string {
+	s := fmt.Sprintf("preset %s, profile %s, scenario %s, version %s, judge %s", cfg.Preset.Name, cfg.Profile, cfg.Scenario,
+		versionLabel(cfg.Scenario, cfg.Version, cfg.Workload), j)
+	if pins := cfg.Workload.String(); pins != "" {
+		s += ", workload " + pins
+	}
+	return s
 }
 
 // versionName is the MQTT version of a protocol level, as the flags take it.
@@ -323,7 +373,11 @@ func (w world) config(seed uint64) sim.Config {
 // flagArgs returns the command-line flags that choose this world (for
 // replay commands).
 func (w world) flagArgs() string {
-	return fmt.Sprintf("-preset %s -profile %s -scenario %s -version %s", w.preset.Name, w.profile, w.scenario, versionName(w.level)) + w.workloadArg() + w.judge.flagArg()
+	s := fmt.Sprintf("-preset %s -profile %s -scenario %s", w.preset.Name, w.profile, w.scenario)
+	if w.scenario != sim.SwarmScenario { // a swarm world's version is its workload's
+		s += " -version " + versionName(w.level)
+	}
+	return s + w.workloadArg() + w.judge.flagArg()
 }
 
 // workloadArg is " -workload PINS" for a swarm world with pins, else "".

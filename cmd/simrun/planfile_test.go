@@ -13,7 +13,7 @@ import (
 func TestTruncatedPlanRefused(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "seed7.plan")
-	simrun(t, "run", "-seed", "7", "-preset", "legacy", "-profile", "crashy", "-save", whole).want(t, exitViolation)
+	simrun(t, "run", "-seed", "7", "-preset", "legacy", "-profile", "crashy", "-scenario", "standard", "-save", whole).want(t, exitViolation)
 	text := fileText(t, whole)
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) < 250 {

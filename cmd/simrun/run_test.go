@@ -26,7 +26,7 @@ func TestRunChecksumStable(t *testing.T) {
 	if c.Checksum == a.Checksum {
 		t.Errorf("seeds 42 and 43 share checksum %s", a.Checksum)
 	}
-	if a.Seed != 42 || a.Preset != "fixed" || a.Profile != "swarm" || a.Scenario != "standard" || a.Version != "5" || a.Judge != "spec" {
+	if a.Seed != 42 || a.Preset != "fixed" || a.Profile != "swarm" || a.Scenario != "swarm" || a.Version != "mixed" || a.Judge != "spec" {
 		t.Errorf("defaults: %+v", a)
 	}
 	if a.Published == 0 || a.Accepted == 0 || a.Delivered == 0 || a.Faults == nil {
@@ -35,14 +35,16 @@ func TestRunChecksumStable(t *testing.T) {
 }
 
 // TestRunTextSummary: the readable summary starts with the identity line
-// and has every counter and the verdict.
+// (the world it ran: -version 3 under the default swarm scenario pins
+// every client to 3.1.1, and says so) and has every counter and the
+// verdict.
 func TestRunTextSummary(t *testing.T) {
 	r := simrun(t, "run", "-seed", "5", "-version", "3", "-profile", "lossy").want(t, exitOK)
 	first, _, _ := strings.Cut(r.stdout, "\n")
-	if first != "seed 5  profile lossy  preset fixed  scenario standard  version 3" {
+	if first != "seed 5  profile lossy  preset fixed  scenario swarm  version 3.1.1" {
 		t.Errorf("first line %q", first)
 	}
-	for _, want := range []string{"published ", "accepted ", "delivered ", "duplicates ", "retransmits ", "crashes ", "faults: ", "judged by ", "violations: none", "replay: " + replayPrefix + " run -seed 5 -preset fixed -profile lossy -scenario standard -version 3"} {
+	for _, want := range []string{"published ", "accepted ", "delivered ", "duplicates ", "retransmits ", "crashes ", "faults: ", "judged by ", "violations: none", "replay: " + replayPrefix + " run -seed 5 -preset fixed -profile lossy -scenario swarm -workload version=4"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -142,12 +144,12 @@ func TestLegacyRunFailsWithReplay(t *testing.T) {
 		t.Fatalf("no failing legacy seed in 6:\n%s", r.stdout)
 	}
 	seed := fmt.Sprint(failing.Seed)
-	run := simrun(t, "run", "-seed", seed, "-preset", "legacy").want(t, exitViolation)
+	run := simrun(t, "run", "-seed", seed, "-preset", "legacy", "-scenario", "standard").want(t, exitViolation)
 	want := "replay: " + replayPrefix + " run -seed " + seed + " -preset legacy -profile swarm -scenario standard -version 5"
 	if !strings.Contains(run.stdout, want) || !strings.Contains(run.stderr, "replay: ") {
 		t.Errorf("no replay command:\n%s\n%s", run.stdout, run.stderr)
 	}
-	own := summaryJSON(t, -1, "run", "-seed", seed, "-preset", "legacy", "-judge", "preset", "-all")
+	own := summaryJSON(t, -1, "run", "-seed", seed, "-preset", "legacy", "-scenario", "standard", "-judge", "preset", "-all")
 	found := false
 	for _, v := range append(own.Violations, own.Unpromised...) {
 		found = found || v.Invariant == failing.First.Invariant

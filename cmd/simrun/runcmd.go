@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mqttlab/mqttlab/sim"
@@ -90,11 +91,21 @@ func (e *env) runPlan(fs *flagSet, w world, seed uint64, path string) (sim.Confi
 	if fs.isSet("scenario") {
 		cfg.Scenario = w.scenario
 	}
-	if fs.isSet("version") {
-		cfg.Version = w.level
-	}
 	if fs.isSet("workload") {
 		cfg.Workload = w.workload
+		if level, ok := w.workload.PinnedVersion(); ok {
+			cfg.Version = level
+		}
+	}
+	if fs.isSet("version") {
+		cfg.Version = w.level
+		if cfg.Scenario == sim.SwarmScenario { // every client's version, as the flag says
+			pinned, err := cfg.Workload.With("version=" + strconv.Itoa(int(w.level)))
+			if err != nil {
+				return cfg, plan, badUsage("run", "bad -version: %v", err)
+			}
+			cfg.Workload = pinned
+		}
 	}
 	plan.Header = sim.HeaderOf(cfg)
 	return cfg, plan, nil

@@ -160,6 +160,7 @@ func (e *env) cmdShrink(args []string) int {
 	if *out != "" {
 		path = *out
 	}
+	fmt.Fprintf(e.stdout, "shrink: seed %d, %s\n", job.cfg.Seed, describeConfig(job.cfg, job.judge))
 	e.catchSignals()
 	job.ctx = e.ctx
 	return e.shrinkTo(job, path)

@@ -73,7 +73,7 @@ func TestShrinkSeed(t *testing.T) {
 func TestShrinkFile(t *testing.T) {
 	dir := t.TempDir()
 	saved := filepath.Join(dir, "seed-4.plan")
-	simrun(t, "run", "-seed", "4", "-preset", "legacy", "-save", saved).want(t, exitViolation)
+	simrun(t, "run", "-seed", "4", "-preset", "legacy", "-scenario", "standard", "-save", saved).want(t, exitViolation)
 	r := simrun(t, "shrink", saved).want(t, exitViolation)
 	min := filepath.Join(dir, "seed-4.min.plan")
 	if !strings.Contains(r.stdout, "replay: "+replayPrefix+" replay "+min) {
@@ -103,7 +103,7 @@ func TestShrinkInterrupted(t *testing.T) {
 			}
 		}}
 	out := filepath.Join(dir, "cut.min.plan")
-	if code := e.run([]string{"shrink", "-seed", "0", "-preset", "legacy", "-o", out}); code != exitInterrupted {
+	if code := e.run([]string{"shrink", "-seed", "0", "-preset", "legacy", "-scenario", "standard", "-o", out}); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout.String(), stderr.String())
 	}
 	body, plan := shrunkFile(t, out)
@@ -228,7 +228,7 @@ func TestShrinkSIGINT(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "cut.min.plan")
-	cmd := exec.Command(exe, "shrink", "-seed", "761", "-preset", "volatile-qos2", "-o", out)
+	cmd := exec.Command(exe, "shrink", "-seed", "761", "-preset", "volatile-qos2", "-scenario", "standard", "-o", out)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout

@@ -63,8 +63,8 @@ func (e *env) shrinkBench(bf benchFlags, w world, budget int, timeout time.Durat
 	}
 	e.catchSignals()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	fmt.Fprintf(e.stdout, "shrink bench: seeds 0..%d of -profile %s -scenario %s -version %s%s per preset; timeout %s of CPU time per seed, budget %d runs; GOMAXPROCS 1\n",
-		bf.seeds-1, w.profile, w.scenario, versionName(w.level), w.judge.flagArg(), timeout, budget)
+	fmt.Fprintf(e.stdout, "shrink bench: seeds 0..%d of profile %s, scenario %s, version %s, judge %s per preset; timeout %s of CPU time per seed, budget %d runs; GOMAXPROCS 1\n",
+		bf.seeds-1, w.profile, w.scenario, w.versionLabel(), w.judge, timeout, budget)
 	var all []benchRow
 	var failing []int
 	for _, p := range presets {

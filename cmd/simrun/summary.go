@@ -107,7 +107,7 @@ func summarize(cfg sim.Config, r sim.Result, j judge, all bool) summary {
 	v := j.judgeRun(r, all)
 	s := summary{
 		Seed: cfg.Seed, Profile: cfg.Profile, Preset: cfg.Preset.Name, Scenario: cfg.Scenario,
-		Version: versionName(cfg.Version), Checksum: checksumHex(r.Checksum()), Quiet: r.Quiet,
+		Version: versionLabel(cfg.Scenario, cfg.Version, cfg.Workload), Checksum: checksumHex(r.Checksum()), Quiet: r.Quiet,
 		statsJSON: statsOf(r.Stats), Violations: violationsJSON(v.violations),
 		Judge: string(j), Promised: names(v.promised), PresetPromises: names(v.own),
 	}

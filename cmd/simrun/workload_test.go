@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestRunWorkloadFlag(t *testing.T) {
 		t.Errorf("saved plan's workload line:\n%s", text)
 	}
 	direct := simrun(t, "run", "-scenario", "swarm", "-seed", "4", "-workload", "pubs=2,wills=on,clear=draw").want(t, exitOK)
-	if !strings.Contains(direct.stdout, "-scenario swarm -version 5 -workload pubs=2,wills=on") {
+	if !strings.Contains(direct.stdout, "-scenario swarm -workload pubs=2,wills=on") {
 		t.Errorf("replay command lacks the pins:\n%s", direct.stdout)
 	}
 	back := simrun(t, "replay", plan).want(t, exitOK)
@@ -50,7 +51,7 @@ func TestWorkloadFlagErrors(t *testing.T) {
 	}{
 		{[]string{"run", "-scenario", "swarm", "-workload", "pubs=99"}, `pubs="99" is not a number in 1..8`},
 		{[]string{"run", "-scenario", "swarm", "-workload", "colour=red"}, `unknown key "colour"`},
-		{[]string{"run", "-workload", "wills=on"}, "only -scenario swarm has a workload to pin"},
+		{[]string{"run", "-scenario", "standard", "-workload", "wills=on"}, "only -scenario swarm has a workload to pin"},
 		{[]string{"campaign", "-seeds", "1", "-workload", "wills=maybe"}, `wills="maybe" is not one of off, on`},
 	} {
 		r := simrun(t, c.args...).want(t, exitUsage)
@@ -66,11 +67,58 @@ func TestWorkloadFlagErrors(t *testing.T) {
 func TestCampaignDefaultsToSwarm(t *testing.T) {
 	dir := t.TempDir()
 	r := simrun(t, "campaign", "-seeds", "4", "-out", dir).want(t, exitOK)
-	if out := r.stderr + r.stdout; !strings.Contains(out, "-scenario swarm -version 5") || strings.Contains(out, "-workload") {
+	if out := r.stderr + r.stdout; !strings.Contains(out, "scenario swarm, version mixed") || strings.Contains(out, "-workload") {
 		t.Errorf("campaign output does not name the swarm world:\n%s\n%s", r.stdout, r.stderr)
 	}
 	recs := readRecords(t, dir)
 	if len(recs) != 4 || recs[0].Scenario != "swarm" {
 		t.Errorf("records %+v, want 4 of scenario swarm", recs)
+	}
+}
+
+// TestOneDefaultWorld: run, shrink and campaign default to one world (the
+// campaign's: swarm); each names it on its first line, with the version
+// the clients really used ("mixed" when each draws its own, "3.1.1" when
+// pinned); a seed the campaign reports failing runs to the same checksum
+// with run's defaults and shrinks with shrink's.
+func TestOneDefaultWorld(t *testing.T) {
+	dir := t.TempDir()
+	c := simrun(t, "campaign", "-seeds", "12", "-preset", "legacy", "-shrink", "0", "-workers", "1", "-out", dir).want(t, exitViolation)
+	first, _, _ := strings.Cut(c.stdout, "\n")
+	if !strings.Contains(first, "preset legacy, profile swarm, scenario swarm, version mixed, judge spec") {
+		t.Errorf("campaign's first line %q", first)
+	}
+	var failing record
+	for _, r := range readRecords(t, dir) {
+		if r.failed() && r.Error == "" {
+			failing = r
+			break
+		}
+	}
+	if failing.Checksum == "" {
+		t.Fatalf("no failing seed in 12 legacy seeds:\n%s", c.stdout)
+	}
+	seed := strconv.FormatUint(failing.Seed, 10)
+	run := summaryJSON(t, exitViolation, "run", "-seed", seed, "-preset", "legacy")
+	if run.Checksum != failing.Checksum || run.Version != "mixed" || run.Scenario != "swarm" {
+		t.Errorf("run -seed %s: checksum %s version %s scenario %s; the campaign's checksum %s", seed, run.Checksum, run.Version, run.Scenario, failing.Checksum)
+	}
+	out := filepath.Join(t.TempDir(), "min.plan")
+	s := simrun(t, "shrink", "-seed", seed, "-preset", "legacy", "-budget", "5", "-out", out).want(t, exitViolation)
+	first, _, _ = strings.Cut(s.stdout, "\n")
+	if first != "shrink: seed "+seed+", preset legacy, profile swarm, scenario swarm, version mixed, judge spec" {
+		t.Errorf("shrink's first line %q", first)
+	}
+	plan := fileText(t, filepath.Join(dir, planName(failing.Seed)))
+	if !strings.Contains(plan, "\nversion mixed\n") || !strings.Contains(fileText(t, out), "\nversion mixed\n") {
+		t.Errorf("plan headers do not say version mixed:\n%.300s", plan)
+	}
+	pinned := simrun(t, "run", "-seed", "3", "-workload", "version=4").want(t, exitOK)
+	if first, _, _ := strings.Cut(pinned.stdout, "\n"); !strings.HasSuffix(first, "scenario swarm  version 3.1.1") {
+		t.Errorf("-workload version=4: first line %q", first)
+	}
+	simrun(t, "run", "-seed", "3", "-workload", "version=4", "-version", "5").want(t, exitUsage)
+	if same := summaryJSON(t, exitOK, "run", "-seed", "3", "-version", "3"); same.Checksum != summaryJSON(t, exitOK, "run", "-seed", "3", "-workload", "version=4").Checksum {
+		t.Errorf("-version 3 and -workload version=4 ran different worlds")
 	}
 }
