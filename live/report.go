@@ -162,13 +162,30 @@ func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *
 	for k, v := range t.applied {
 		applied[k] = v
 	}
-	st := Stats{Issued: t.issued, Skipped: t.skipped, Events: len(h.Events)}
+	issued, skipped := t.issued, t.skipped
 	t.mu.Unlock()
+	r := JudgeRecorded(t.cfg, h)
+	r.Wall, r.Interrupted, r.Schedule, r.Applied = wall, interrupted, t.schedule, applied
+	r.Stats.Issued, r.Stats.Skipped = issued, skipped
+	return r
+}
+
+// JudgeRecorded judges a recorded history h under cfg's promises and
+// groups its violations into findings: the report of a run without its
+// schedule and workload figures (RunTest fills them in). It says on
+// cfg.Log what it is doing and how long each part took, so a huge history
+// is never a silent wait.
+func JudgeRecorded(cfg TestConfig, h model.History) *Report {
+	p := startProgress(cfg.Log)
+	p.say("judging %d events", len(h.Events))
+	st := Stats{Events: len(h.Events)}
 	statsOf(h, &st)
-	v := Judge(h, t.cfg.Promise)
+	v := Judge(h, cfg.Promise)
 	st.Lost = lostMessages(v)
-	return &Report{Seed: t.cfg.Seed, Config: t.cfg, Wall: wall, Interrupted: interrupted, Schedule: t.schedule,
-		Applied: applied, Stats: st, Verdict: v, History: h, Findings: findings.Group(&h, v.Violations)}
+	p.say("judged: %d violations of promised invariants; grouping them into findings", len(v.Violations))
+	fs := findings.Group(&h, v.Violations)
+	p.say("%d findings", len(fs))
+	return &Report{Seed: cfg.Seed, Config: cfg, Stats: st, Verdict: v, History: h, Findings: fs}
 }
 
 // statsOf counts accepted, delivered, lost and duplicated messages.
@@ -327,10 +344,21 @@ func clip(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// write saves the run directory: summary.txt, violations.txt,
-// history.jsonl and schedule.txt (logs/ and data/ were written as the run
-// went).
+// Write saves the run directory: summary.txt, violations.txt,
+// findings.md, findings.json, history.jsonl and schedule.txt (logs/ and
+// data/ were written as the run went).
+func (r *Report) Write(dir string) error {
+	p := startProgress(r.Config.Log)
+	p.say("writing the run directory %s", dir)
+	err := r.write(dir)
+	p.say("run directory written")
+	return err
+}
+
 func (r *Report) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	files := map[string]string{
 		"summary.txt":    r.Summary(),
 		"violations.txt": r.violationsText(),
@@ -368,13 +396,16 @@ var msgRE = regexp.MustCompile(`lt[0-9a-f]{6}-[0-9]+`)
 // the events around its step and every event of the messages it names.
 func (r *Report) violationsText() string {
 	var b strings.Builder
+	x := newExcerptIndex(&r.History)
 	for _, group := range []struct {
 		title string
 		vs    []model.Violation
 	}{{"promised", r.Verdict.Violations}, {"not promised (information)", r.Verdict.Unpromised}} {
-		for _, x := range group.vs {
-			fmt.Fprintf(&b, "== %s (%s) at step %d, node %s\n%s\n", x.Invariant, group.title, x.Step, x.Node, x.Reason)
-			b.WriteString(r.excerpt(x))
+		for _, v := range group.vs {
+			fmt.Fprintf(&b, "== %s (%s) at step %d, node %s\n%s\n", v.Invariant, group.title, v.Step, v.Node, v.Reason)
+			for _, i := range x.excerpt(v) {
+				b.WriteString(FormatEvent(i, &r.History.Events[i]) + "\n")
+			}
 			b.WriteString("\n")
 		}
 	}
@@ -384,28 +415,62 @@ func (r *Report) violationsText() string {
 	return b.String()
 }
 
-// excerpt is the history behind violation x: the events it cites, those
-// around its step, every event of the messages its reason names, and the
-// landmarks.
-func (r *Report) excerpt(x model.Violation) string {
-	msgs := map[string]bool{}
-	for _, m := range msgRE.FindAllString(x.Reason, -1) {
-		msgs[m] = true
-	}
-	cited := map[int]bool{}
-	for _, i := range x.Events {
-		cited[i] = true
-	}
-	var b strings.Builder
-	evs := r.History.Events
-	for i := range evs {
-		e := &evs[i]
-		near := i >= x.Step-3 && i <= x.Step+1
-		if near || cited[i] || msgs[e.Msg] || msgs[e.Packet.Msg] || landmark(e) {
-			b.WriteString(FormatEvent(i, e) + "\n")
+// excerptIndex indexes a history once for every violation's excerpt: the
+// events of each message, and the landmarks.
+type excerptIndex struct {
+	h         *model.History
+	byMsg     map[string][]int
+	landmarks []int
+}
+
+func newExcerptIndex(h *model.History) *excerptIndex {
+	x := &excerptIndex{h: h, byMsg: map[string][]int{}}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Msg != "" {
+			x.byMsg[e.Msg] = append(x.byMsg[e.Msg], i)
+		}
+		if m := e.Packet.Msg; m != "" && m != e.Msg {
+			x.byMsg[m] = append(x.byMsg[m], i)
+		}
+		if landmark(e) {
+			x.landmarks = append(x.landmarks, i)
 		}
 	}
-	return b.String()
+	return x
+}
+
+// excerpt is the history behind violation v: the events it cites, those
+// around its step, every event of the messages its reason names, and the
+// landmarks between the first and the last of these.
+func (x *excerptIndex) excerpt(v model.Violation) []int {
+	set := map[int]bool{}
+	for i := max(0, v.Step-3); i <= v.Step+1 && i < len(x.h.Events); i++ {
+		set[i] = true
+	}
+	for _, i := range v.Events {
+		if i >= 0 && i < len(x.h.Events) {
+			set[i] = true
+		}
+	}
+	for _, m := range msgRE.FindAllString(v.Reason, -1) {
+		for _, i := range x.byMsg[m] {
+			set[i] = true
+		}
+	}
+	lo, hi := len(x.h.Events), -1
+	for i := range set {
+		lo, hi = min(lo, i), max(hi, i)
+	}
+	for j := sort.SearchInts(x.landmarks, lo); j < len(x.landmarks) && x.landmarks[j] <= hi; j++ {
+		set[x.landmarks[j]] = true
+	}
+	out := make([]int, 0, len(set))
+	for i := range set {
+		out = append(out, i)
+	}
+	sort.Ints(out)
+	return out
 }
 
 // landmark reports the events every excerpt shows: crashes, restarts,

@@ -171,7 +171,7 @@ func RunTest(ctx context.Context, cfg TestConfig) (*Report, error) {
 	h := t.rec.History()
 	t.teardown()
 	rep := t.report(h, interrupted, time.Since(start))
-	if err := rep.write(cfg.Dir); err != nil {
+	if err := rep.Write(cfg.Dir); err != nil {
 		return rep, err
 	}
 	return rep, nil

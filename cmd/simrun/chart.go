@@ -50,9 +50,13 @@ func writeLiveChart(dir string, rep *live.Report, replay string) error {
 			}
 		}
 	}
+	h, vs, note := chartWindow(rep.History, findingsFirst(rep.Findings, rep.Verdict.Violations), chartMaxEvents)
+	if note != "" {
+		notes = append(notes, note)
+	}
 	var b bytes.Buffer
 	err := seqchart.Write(&b, seqchart.Run{Title: fmt.Sprintf("live run · seed %d", rep.Seed), Replay: replay,
-		Plan: string(schedule), Notes: notes, History: rep.History, Violations: findingsFirst(rep.Findings, rep.Verdict.Violations)})
+		Plan: string(schedule), Notes: notes, History: h, Violations: vs})
 	if err != nil {
 		return err
 	}
@@ -71,4 +75,54 @@ func findingsFirst(fs []findings.Finding, vs []model.Violation) []model.Violatio
 	lead.Events = model.Cite(lead.Step, f.Excerpt...)
 	lead.Reason = fmt.Sprintf("finding 1 of %d: %s (%s)", len(fs), f.Title(), findings.Reword(lead.Reason, f.Version))
 	return append([]model.Violation{lead}, vs...)
+}
+
+// chartMaxEvents bounds the events a live run's chart holds: a longer run
+// is charted around its first finding (the page of a 500,000-event run
+// would not open).
+const chartMaxEvents = 100_000
+
+// chartWindow cuts a history longer than max events to the window of max
+// events around the events the first violation cites (the first finding's
+// flow, see findingsFirst), and keeps the violations whose step is inside
+// it, renumbered; note says what was cut ("" when nothing was).
+func chartWindow(h model.History, vs []model.Violation, max int) (model.History, []model.Violation, string) {
+	n := len(h.Events)
+	if n <= max {
+		return h, vs, ""
+	}
+	lo, hi := 0, 0
+	if len(vs) > 0 && len(vs[0].Events) > 0 {
+		lo, hi = vs[0].Events[0], vs[0].Events[len(vs[0].Events)-1]
+	}
+	if span := hi - lo + 1; span < max {
+		lo -= (max - span) / 2
+	}
+	lo = min(n-max, maxInt(0, lo))
+	hi = lo + max // exclusive
+	var out []model.Violation
+	for _, v := range vs {
+		if v.Step < lo || v.Step >= hi {
+			continue
+		}
+		v.Step -= lo
+		var evs []int
+		for _, i := range v.Events {
+			if i >= lo && i < hi {
+				evs = append(evs, i-lo)
+			}
+		}
+		v.Events = evs
+		v.Reason = fmt.Sprintf("%s (history step %d)", v.Reason, v.Step+lo)
+		out = append(out, v)
+	}
+	note := fmt.Sprintf("a window of the history: steps %d to %d of %d, around the first finding (the whole history is history.jsonl; chart steps count from the window's start)", lo, hi-1, n)
+	return model.History{Events: h.Events[lo:hi]}, out, note
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
 }
