@@ -78,7 +78,7 @@ func canaryNames() []string {
 func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg engine.BrokerConfig, lim driverLimits, canary string) int {
 	st, err := live.OpenStore(dir)
 	if err != nil {
-		return e.fail("broker", err)
+		return e.fail("broker", ioFailure(err, "data directory"))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -114,7 +114,7 @@ func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg
 	}
 	if err := b.Err(); err != nil {
 		logf("store failure: %v", err)
-		return exitUsage
+		return exitIO
 	}
 	return exitOK
 }

@@ -58,7 +58,9 @@ func (e *env) cmdCampaign(args []string) int {
 	resume := fs.Bool("resume", false, "continue the campaign in DIR: skip the seeds its results.jsonl already has")
 	force := fs.Bool("force", false, "replace another campaign's results in DIR")
 	shard := fs.String("shard", "0/1", "run only shard `i/n` of the seeds")
-	shrink := fs.Duration("shrink", defaultCampaignShrink, "shrink each failing seed for at most `D` and save DIR/seed-N.min.plan beside seed-N.plan (0: do not shrink)")
+	shrink := fs.Duration("shrink", defaultCampaignShrink, "shrink each failing seed for at most `D` and save DIR/seed-N.min.plan beside seed-N.plan (0: do not shrink). "+
+		"Cost: up to D of a worker's time per failing seed, so a campaign that fails many seeds (a legacy preset) takes up to failing×D/workers longer, "+
+		"and each worker holds its shrink's runs in memory meanwhile; -shrink 0 surveys first, 'simrun shrink' the seeds you pick")
 	var wf worldFlags
 	wf.add(fs)
 	pos, err := fs.parse(args)

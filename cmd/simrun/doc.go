@@ -29,17 +29,28 @@
 //
 // simrun live is the live tester (live.RunTest, docs/live.md): real broker
 // and client processes under real faults drawn from the seed, recorded by a
-// proxy and judged by the same model. simrun broker serves this project's
+// proxy and judged by the same model. The tester owns its run directory
+// (-out): it marks it (.simrun-live), and a rerun into it (the printed
+// replay command, the same -out twice, a mosquitto run's directory for a
+// -broker ours run) first clears the earlier run's files, so nothing of
+// that run reaches the next; a directory holding other files is refused
+// (exit 2) unless -force, which keeps them. Its first stdout line names
+// the run's world: seed, broker, clients, faults, promise, directory. simrun broker serves this project's
 // broker over TCP with its file store until signalled (the live tester's
 // -broker ours runs it as a child process).
 //
 // main is a thin call into run(args, stdout, stderr), which the tests drive.
-// Exit status: 0 nothing judged was violated, 1 a violation (or a run that
-// could not complete) was found, 2 a usage error (bad flag, value, name or
-// input file: one line naming it, then a hint to -h), 3 an I/O failure (an
-// output directory, file or stdout could not be written), 130 a campaign
-// stopped by SIGINT or SIGTERM. Number flags say what they want ("must be a
-// positive number"); -version takes 3 (or 3.1.1) and 5 (or 5.0) only.
+// One exit-status table holds for every subcommand (exitTable, printed by
+// simrun -h; TestExitStatuses drives each subcommand to each status): 0
+// nothing judged was violated, 1 a violation (or a run that could not
+// complete) was found, 2 a usage error (bad flag, value, name or input
+// file: one line naming it, then a hint to -h; live: a subject that did
+// not start, or a run directory holding other files without -force), 3 an
+// I/O failure (an output directory, file or stdout could not be written:
+// shrink -out /dev/full, live -out under a file, a full stdout), 130
+// stopped by SIGINT or SIGTERM (campaign, shrink, live, after writing what
+// they have). Number flags say what they want ("must be a positive
+// number"); -version takes 3 (or 3.1.1) and 5 (or 5.0) only.
 //
 // # Judging
 //
@@ -67,7 +78,10 @@
 // judges (-judge), and writes the shrunk plan (first line "# shrunk from N
 // ops to M ops in D") and its replay command. Progress goes to stderr;
 // SIGINT or SIGTERM writes the smallest failing plan found so far and exits
-// 130; -timeout and -budget bound it. shrink -bench runs the campaign of
+// 130; -timeout and -budget bound it. shrink never overwrites its input
+// (-out naming it is refused, exit 2), nor by default a file that is
+// there already (an earlier shrink, a committed fixture): FILE.min.plan
+// taken, it writes FILE-2.min.plan, FILE-3.min.plan. shrink -bench runs the campaign of
 // each preset with GOMAXPROCS 1 and shrinks its failing seeds one at a
 // time, -timeout then bounding each shrink's CPU time (getrusage: other work
 // on the machine does not count), and prints the share shrunk to at most

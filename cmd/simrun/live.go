@@ -14,6 +14,7 @@ import (
 	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/live"
+	"github.com/mqttlab/mqttlab/sim"
 )
 
 // liveDoc is simrun live's help text.
@@ -34,9 +35,16 @@ a message's payload is its unique id; a subscriber's stdout line containing an
 id is a delivery; a publisher that exits 0 had its message accepted and
 acknowledged.
 
-Exit status: 0 nothing promised violated, 1 a violation, 2 usage error or a
-subject that did not start (its stderr is shown), 130 interrupted (every
-child killed; what was recorded is judged and written).`
+The tester owns its run directory: a rerun into it (the printed replay
+command, twice the same -out) first clears the earlier live run's files,
+so nothing of that run (its broker's or clients' data, logs, verdict)
+reaches the next; a directory holding other files is refused unless -force.
+
+Exit status: 0 nothing promised violated, 1 a violation, 2 usage error, a
+subject that did not start (its stderr is shown) or a run directory holding
+other files (without -force), 3 the run directory could not be written,
+130 interrupted (every child killed; what was recorded is judged and
+written).`
 
 // builtinConfigs are the broker config templates -broker-config names.
 var builtinConfigs = map[string]string{
@@ -58,6 +66,7 @@ type liveFlags struct {
 	subscribers, publishers               int
 	clientPreset, version, promise, out   string
 	topic, faults                         string
+	force                                 bool
 	qos, rate, messages                   int
 	duration, interval, liveness, startTO time.Duration
 }
@@ -75,7 +84,8 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
 	fs.StringVar(&f.version, "version", "5", "MQTT version of our clients: 3 (3.1.1) or 5")
 	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2)")
-	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N)")
+	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N); the tester owns it: an earlier live run's files in it are cleared first")
+	fs.BoolVar(&f.force, "force", false, "use a run directory that holds files no live run wrote (they are kept; the live run's are cleared)")
 	fs.StringVar(&f.topic, "topic", "mqttlab/live", "topic of the workload")
 	fs.StringVar(&f.faults, "faults", "all", "fault kinds: "+faultKindNames()+"; or all, client, broker, none")
 	fs.IntVar(&f.qos, "qos", 2, "QoS of the subscriptions and publishes: 1 or 2")
@@ -111,10 +121,14 @@ func (e *env) cmdLive(args []string) int {
 	if err != nil {
 		return e.fail("live", err)
 	}
+	if err := prepareLiveDir(cfg.Dir, cfg.Seed, f.force); err != nil {
+		return e.fail("live", err)
+	}
 	cfg.Log = e.stderr
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(e.stderr, "simrun live: seed %d, run directory %s\n", cfg.Seed, cfg.Dir)
+	fmt.Fprintf(e.stdout, "live: seed %d, broker %s, %s, faults %s, promise %s, run directory %s\n",
+		cfg.Seed, cfg.Broker.Name, f.clientsText(), f.faults, f.promise, absPath(cfg.Dir))
 	rep, err := live.RunTest(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintf(e.stderr, "simrun live: %v\n", err) // keeps a subject's stderr as it wrote it
@@ -127,6 +141,7 @@ func (e *env) cmdLive(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "simrun live: writing the run directory: %v\n", err)
+		return exitIO
 	}
 	switch {
 	case rep.Interrupted:
@@ -250,6 +265,21 @@ func userLine() string {
 // shellWord quotes a path for sh.
 func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// clientsText describes the clients of the run: theirs or ours, and ours'
+// version and preset.
+func (f *liveFlags) clientsText() string {
+	sub, pub := "ours", "ours"
+	if f.subscriber != "" {
+		sub = "external"
+	}
+	if f.publisher != "" {
+		pub = "external"
+	}
+	level, _ := parseVersion(f.version)
+	return fmt.Sprintf("%d subscribers (%s) and %d publishers (%s), our clients MQTT %s preset %s, QoS %d",
+		f.subscribers, sub, f.publishers, pub, versionLabel("", level, sim.Workload{}), f.clientPreset, f.qos)
+}
+
 // replay is the command that reruns the same schedule.
 func (f *liveFlags) replay(fs *flagSet, seed uint64) string {
 	var b strings.Builder
@@ -257,7 +287,7 @@ func (f *liveFlags) replay(fs *flagSet, seed uint64) string {
 	fs.Visit(func(fl *flag.Flag) {
 		v := fl.Value.String()
 		switch {
-		case fl.Name == "seed" || fl.Name == "out":
+		case fl.Name == "seed" || fl.Name == "out" || fl.Name == "force":
 			return
 		case fl.Name == "broker-config" && builtinConfigs[v] == "":
 			v = absPath(v) // a file: the command runs from any directory

@@ -360,3 +360,38 @@ func TestLiveStartMissingSubscriber(t *testing.T) {
 		t.Errorf("stderr does not name the exec error:\n%s", r.stderr)
 	}
 }
+
+// TestLiveRerunSameDir: the tester owns its run directory: a second run
+// into the directory of a first (ours), and a run of ours into the
+// directory of a mosquitto run (whose data/broker held mosquitto.conf),
+// start clean and pass; a directory holding other files is refused (exit
+// 2) unless -force, which keeps them.
+func TestLiveRerunSameDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	t.Cleanup(func() { logViolations(t, dir) })
+	args := []string{"live", "-out", dir, "-duration", "2s", "-rate", "20", "-faults", "cut", "-seed", "4"}
+	for round := 1; round <= 2; round++ {
+		r := simrun(t, args...).want(t, exitOK)
+		if !strings.HasPrefix(r.stdout, "live: seed 4, broker ours") {
+			t.Errorf("round %d: first line: %.200s", round, r.stdout)
+		}
+		wantRunDir(t, dir)
+	}
+	// A mosquitto run's broker data: what broke a later -broker ours run.
+	writeFile(t, filepath.Join(dir, "data", "broker"), "mosquitto.conf", "listener 1883\n")
+	simrun(t, args...).want(t, exitOK)
+
+	other := t.TempDir()
+	writeFile(t, other, "notes.txt", "mine\n")
+	o := append([]string{}, args...)
+	o[2] = other
+	r := simrun(t, o...).want(t, exitUsage)
+	if !strings.Contains(r.stderr, "notes.txt") || !strings.Contains(r.stderr, "-force") {
+		t.Errorf("refusal: %s", r.stderr)
+	}
+	simrun(t, append(o, "-force")...).want(t, exitOK)
+	if fileText(t, filepath.Join(other, "notes.txt")) != "mine\n" {
+		t.Error("-force did not keep the other files")
+	}
+}

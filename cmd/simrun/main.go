@@ -104,19 +104,45 @@ func (e *env) run(args []string) int {
 	case "-h", "-help", "--help":
 		e.topUsage(e.stdout)
 		return exitOK
-	case "help":
-		return e.cmdHelp(args[1:])
-	case "version", "-version", "--version":
-		return e.cmdVersion(args[1:])
+	case "-version", "--version":
+		return e.runTracked("version", func() int { return e.cmdVersion(args[1:]) })
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			return c.run(e, args[1:])
+			return e.runTracked(c.name, func() int { return c.run(e, args[1:]) })
 		}
 	}
 	fmt.Fprintf(e.stderr, "simrun: unknown subcommand %q\n", args[0])
 	fmt.Fprintln(e.stderr, "Run 'simrun -h' for the list of subcommands.")
 	return exitUsage
+}
+
+// runTracked runs a subcommand with its stdout tracked: a command that
+// would exit 0 or 1 exits 3 (I/O) when its stdout could not be written (a
+// full disk, a closed pipe), saying so on stderr.
+func (e *env) runTracked(name string, cmd func() int) int {
+	tw := &trackWriter{w: e.stdout}
+	e.stdout = tw
+	code := cmd()
+	if tw.err != nil && (code == exitOK || code == exitViolation) {
+		fmt.Fprintf(e.stderr, "simrun %s: writing stdout: %v\n", name, tw.err)
+		return exitIO
+	}
+	return code
+}
+
+// trackWriter remembers the first error of its writer.
+type trackWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return n, err
 }
 
 // topUsage lists the subcommands.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -157,13 +158,49 @@ func (e *env) cmdShrink(args []string) int {
 	if err != nil {
 		return e.fail("shrink", err)
 	}
-	if *out != "" {
-		path = *out
+	if path, err = shrinkOutput(pos, path, *out); err != nil {
+		return e.fail("shrink", err)
 	}
 	fmt.Fprintf(e.stdout, "shrink: seed %d, %s\n", job.cfg.Seed, describeConfig(job.cfg, job.judge))
 	e.catchSignals()
 	job.ctx = e.ctx
 	return e.shrinkTo(job, path)
+}
+
+// shrinkOutput is where the shrunk plan goes: -out if given, which must
+// not be the input plan FILE (shrink never overwrites its input); else the
+// default path, or when a file is there already (an earlier shrink, a
+// committed fixture) the first free "NAME-2.min.plan", "NAME-3.min.plan".
+func shrinkOutput(pos []string, def, out string) (string, error) {
+	if out != "" {
+		if len(pos) == 1 && samePath(pos[0], out) {
+			return "", badUsage("shrink", "-out %s is the plan being shrunk: shrink never overwrites its input; choose another -out", out)
+		}
+		return out, nil
+	}
+	base := strings.TrimSuffix(def, ".min.plan")
+	path := def
+	for n := 2; exists(path); n++ {
+		path = fmt.Sprintf("%s-%d.min.plan", base, n)
+	}
+	return path, nil
+}
+
+// samePath reports whether a and b name one file (the same path, or links
+// to one file).
+func samePath(a, b string) bool {
+	if x, err := filepath.Abs(a); err == nil {
+		if y, err := filepath.Abs(b); err == nil && x == y {
+			return true
+		}
+	}
+	return sameFile(a, b)
+}
+
+// exists reports whether something is at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // shrinkInput fills job's config and plan from the plan FILE or the -seed,
@@ -215,7 +252,7 @@ func (e *env) shrinkTo(job shrinkJob, path string) int {
 		return e.fail("shrink", err)
 	}
 	if err := writeUserFile(path, []byte(s.fileText())); err != nil {
-		return e.fail("shrink", fmt.Errorf("writing the shrunk plan: %w", err))
+		return e.fail("shrink", ioFailure(err, "writing the shrunk plan"))
 	}
 	fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (done)\n", len(s.Plan.Ops), s.Runs, s.Accepted)
 	replay := fmt.Sprintf("%s replay %s%s", replayPrefix, absPath(path), job.judge.flagArg())

@@ -263,3 +263,25 @@ func TestShrinkSIGINT(t *testing.T) {
 	}
 	simrun(t, "replay", out).want(t, exitViolation)
 }
+
+// TestShrinkNeverOverwrites: shrink never overwrites its input (-out FILE
+// naming it is refused, exit 2) and by default no file that is there
+// already: with x.min.plan present (a committed fixture, an earlier
+// shrink) it writes x-2.min.plan.
+func TestShrinkNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "x.plan")
+	simrun(t, "run", "-seed", "4", "-preset", "legacy", "-scenario", "standard", "-save", saved).want(t, exitViolation)
+	fixture := writeFile(t, dir, "x.min.plan", "a committed fixture\n")
+	r := simrun(t, "shrink", saved, "-budget", "5").want(t, exitViolation)
+	next := filepath.Join(dir, "x-2.min.plan")
+	if fileText(t, fixture) != "a committed fixture\n" || !strings.Contains(r.stdout, "wrote "+next) {
+		t.Errorf("the fixture was overwritten or %s not written:\n%s", next, r.stdout)
+	}
+	shrunkFile(t, next)
+	before := fileText(t, saved)
+	simrun(t, "shrink", saved, "-out", filepath.Join(dir, ".", "x.plan")).want(t, exitUsage)
+	if fileText(t, saved) != before {
+		t.Error("shrink overwrote its input")
+	}
+}
