@@ -196,20 +196,26 @@ func (g *sharedGroup) owes(m *accepted, firstSent *pairs[int32]) bool {
 	return false
 }
 
-// sentThenCleaned reports whether the broker sent m to a member whose
-// session a clean start then ended: a Clean Start CONNECT the broker
-// received after the first send (the subscription's recorded end may be an
-// earlier clean start a broker crash interrupted).
+// sentThenCleaned reports whether the broker sent m to a node of the group
+// whose session a clean start then ended: a Clean Start CONNECT the broker
+// received after the first send (a member's recorded end may be an earlier
+// clean start a broker crash interrupted). The node need not be a member
+// NoLoss counts: one whose SUBACK it never read (it closed the connection
+// first) is in the group as the broker sees it, and the broker may choose
+// it [MQTT-4.8.2-5].
 func (g *sharedGroup) sentThenCleaned(m *accepted, firstSent *pairs[int32]) bool {
 	for _, s := range g.members {
 		at := int(firstSent.get(s.node, m.msg)) - 1
+		if at >= 0 && s.how == endClean && at < s.end {
+			return true
+		}
+	}
+	for _, n := range g.joined {
+		at := int(firstSent.get(n, m.msg)) - 1
 		if at < 0 {
 			continue
 		}
-		if s.how == endClean && at < s.end {
-			return true
-		}
-		for _, c := range g.cleans[s.node] {
+		for _, c := range g.cleans[n] {
 			if c > at {
 				return true
 			}

@@ -106,6 +106,29 @@ func TestSharedQoS2SentThenCleaned(t *testing.T) {
 	}
 }
 
+// TestSharedQoS2SentToUnreadMember: the broker chose a node whose SUBACK
+// it sent but the node never read (it had closed the connection; no
+// Subscribed event, so no member NoLoss counts), sent it a QoS 2 message,
+// and a clean start then ended that session: no other member may get it
+// [MQTT-4.8.2-5] (swarm seed 9019658 of 'simrun campaign -seeds 20000
+// -start 9000000'). A QoS 1 one must still reach a member.
+func TestSharedQoS2SentToUnreadMember(t *testing.T) {
+	for _, c := range []struct {
+		qos     uint8
+		violate bool
+	}{{2, false}, {1, true}} {
+		b := newHB().shareSub("s2", "$share/g/t/#", 1, 1).connect("s1", false, false)
+		b.xfer("s1", BrokerNode, subReq(1, "$share/g/t/#", 2)).xfer(BrokerNode, "s1", Packet{Type: SUBACK, ID: 1, Reason: 2})
+		b.connect("p1", false, false).accepted("p1", "m1", c.qos).xfer("p1", BrokerNode, publish(1, c.qos, false, "m1"))
+		b.sent(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 1, QoS: c.qos, Topic: "t/a", Msg: "m1", Payload: "pl-m1"})
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true}).liveness()
+		vs := Check(b.h, Options{Only: SetOf(SharedDelivery)})
+		if (len(vs) > 0) != c.violate {
+			t.Errorf("QoS %d sent to s1 (SUBACK unread), then s1 cleaned: %v, want violation %v", c.qos, vs, c.violate)
+		}
+	}
+}
+
 // TestSharedChoiceUnseen: the broker's choice of member shows in no packet
 // when it never sends: a group one node joined at QoS 0 owes nothing (that
 // member's copy goes at QoS 0, at most once), and a QoS 2 message may have
