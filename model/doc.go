@@ -114,6 +114,20 @@
 // use its ids again [MQTT-4.1.0-2]. PUBLISHes the broker cannot tie to
 // a publication (will messages) are not judged.
 //
+// Where the spec is ambiguous the pass judges only what every reading
+// forbids. A retained copy a SUBACK brings is "sent in response to a
+// Subscription", at min(message QoS, that subscription's granted QoS)
+// [MQTT-3.8.4-8]; but a message matching several of a client's filters
+// goes "respecting the maximum QoS of all the matching subscriptions"
+// [MQTT-3.3.4-2], and the spec does not say which clause governs a
+// retained copy whose topic an older filter of a higher QoS also matches:
+// such a copy may go at either QoS (routeClient.overlapQoS). A RETAIN=1
+// send that may be that retained copy or a live copy (Retain As Published)
+// is read as the copy under which it breaks no rule, when one exists
+// (routeCopy.asRetained); one of a topic whose retained message a broker
+// crash left in doubt is never taken for a live copy at a QoS that copy
+// may not have (routeState.retainedInDoubt).
+//
 // # Promises
 //
 // Promises(policy, FaultsOf(history)) is the set of invariants the

@@ -104,6 +104,7 @@ type routeCopy struct {
 	firstAt  int32 // the broker's first Received PUBLISH of it that matched, or -1
 	lo, hi   uint8 // the live copies' QoS bounds
 	owedQoS  uint8 // the highest QoS of the retained copies owed since owed was last 0
+	owedLo   uint8 // ... and the lowest QoS one of them may go at (the QoS its own SUBACK granted)
 	matched  bool  // some publication of it matched a subscription of the client
 	ordinary bool  // ... an ordinary (not shared) one
 	groupsAt int32 // the group copies its publications owed the client (one per matching shared subscription)
@@ -447,15 +448,39 @@ func (s *routeState) suback(i int, c int32, e *Event) {
 		cp := &r.copies[ci]
 		expired := ret.expiry > 0 && e.Time >= ret.at+int64(ret.expiry)*1e9
 		if cp.owed == 0 {
-			cp.owedQoS = 0 // the copies owed before were all sent: their QoS bounds none to come
+			cp.owedQoS, cp.owedLo = 0, 2 // the copies owed before were all sent: their QoS bounds none to come
 		}
+		cp.owedLo = min(cp.owedLo, ret.qos, p.Reason)
 		cp.owed++
-		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, p.Reason)), ret.at, ret.expiry // [MQTT-3.8.4-8]
+		cp.owedStep, cp.owedQoS, cp.owedAt, cp.owedExp = int32(i), max(cp.owedQoS, min(ret.qos, max(p.Reason, r.overlapQoS(req.Filter, t)))), ret.at, ret.expiry // [MQTT-3.8.4-8] [MQTT-3.3.4-2]
 		if !s.doubtful(t) && ret.settled && !expired && !doubtful && !r.limit.tooLarge(ret.app, min(ret.qos, p.Reason)) {
 			cp.must++
 			r.owed = append(r.owed, ci)
 		}
 	}
+}
+
+// overlapQoS is the highest QoS the client's other ordinary subscriptions
+// whose filters match topic may hold (0 when none does). A retained copy a
+// SUBACK brings is "sent in response to a Subscription", at the minimum of
+// the message's QoS and that subscription's granted QoS [MQTT-3.8.4-8];
+// yet the broker MUST deliver a message that matches several of a
+// client's filters "respecting the maximum QoS of all the matching
+// subscriptions" [MQTT-3.3.4-2]. The spec does not say which governs a
+// retained copy whose topic an older filter of a higher QoS also matches,
+// so either QoS is allowed: the copy may go at most at the message's QoS
+// and the highest of the two grants.
+func (r *routeClient) overlapQoS(filter, topic string) uint8 {
+	var hi uint8
+	for f, sub := range r.subs {
+		if f == filter || !Matches(f, topic) {
+			continue
+		}
+		if _, shared := sharedInner(f); !shared {
+			hi = max(hi, sub.hi)
+		}
+	}
+	return hi
 }
 
 // keyTab maps routeKeys to int32: a slice by message id, and a map by
@@ -745,14 +770,14 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 			s.add(i, s.retainedCite(p.Topic), Retained, "PUBLISH of msg %q (topic %q) to %s with RETAIN=1, which is no retained message of a SUBACK it answered (cleared by an empty payload, replaced, or Retain Handling forbids it) [MQTT-3.3.1-6] [MQTT-3.3.1-11]",
 				p.Msg, p.Topic, peer)
 		}
-	case cp.asRetained(p):
+	case cp.asRetained(p, e.Time):
 		cp.owed, cp.rsent, cp.must = cp.owed-1, cp.rsent+1, max(cp.must-1, 0)
 		if p.QoS > cp.owedQoS {
 			s.add(i, []int{int(cp.owedStep)}, GrantedQoS, "retained msg %q sent to %s at QoS %d; the retained message's QoS and the granted QoS give %d [MQTT-3.8.4-8]", p.Msg, peer, p.QoS, cp.owedQoS)
 		}
 		s.judgeExpiry(i, int(cp.owedStep), e, cp.owedAt, cp.owedExp, r.v5)
 		s.judgeSubIDs(i, r, e, cp.owedStep, true)
-	case cp.live > 0:
+	case cp.live > 0 && !s.retainedInDoubt(r, cp, p):
 		cp.live, cp.fresh = cp.live-1, max(cp.fresh-1, 0)
 		if p.QoS < cp.lo || p.QoS > cp.hi {
 			s.add(i, []int{int(cp.routeAt)}, GrantedQoS, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
@@ -778,26 +803,61 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 	}
 }
 
-// asRetained reports whether a send p (to the client of cp) is the
-// retained copy a SUBACK owed rather than a live copy: RETAIN=1 marks a
+// asRetained reports whether a send p at time t (to the client of cp) is
+// the retained copy a SUBACK owed rather than a live copy: RETAIN=1 marks a
 // retained copy [MQTT-3.3.1-9], but a live copy on a subscription with
 // Retain As Published keeps it too [MQTT-3.3.1-12]. When both are pending,
-// a QoS only one of them may have tells them apart [MQTT-3.8.4-8]; a QoS
-// both may have is taken as the one whose QoS range is narrower, leaving
-// the wider range to the other copy (the doubt goes to the broker), and as
-// the retained copy when the ranges are as wide (a live copy may have been
-// dropped: at QoS 0, or for an offline client).
-func (cp *routeCopy) asRetained(p *Packet) bool {
+// a QoS only one of them may have tells them apart [MQTT-3.8.4-8] (the
+// retained copy's range is owedLo..owedQoS: see overlapQoS). A QoS both may
+// have is read so that the send breaks no rule where some reading lets it
+// (the doubt goes to the broker): as the copy whose Message Expiry had not
+// run out when only one had not [MQTT-3.3.2-5] (a QoS 1 resend the broker
+// took as a new publication [MQTT-4.3.2-5] starts its interval again while
+// the retained copy's ran out: crashy seed 11005033); else as the copy the
+// broker must send when only one of them must (a SUBACK's retained copy
+// must go, while the live copy of a QoS 2 resend the broker may have taken
+// for a duplicate, or a QoS 0 one, need not: seed 7034983); else as the
+// one whose QoS range is narrower, leaving the wider range to the other
+// copy, and as the retained copy when the ranges are as wide (a live copy
+// may have been dropped: at QoS 0, or for an offline client).
+func (cp *routeCopy) asRetained(p *Packet, t int64) bool {
 	if !p.Retain || cp.owed == 0 {
 		return false
 	}
 	if cp.live == 0 || !cp.rap || p.QoS < cp.lo || p.QoS > cp.hi {
 		return true
 	}
-	if p.QoS > cp.owedQoS {
+	if p.QoS > cp.owedQoS || p.QoS < cp.owedLo {
 		return false
 	}
-	return cp.owedQoS <= cp.hi-cp.lo
+	if owedLate, liveLate := lateAt(cp.owedAt, cp.owedExp, t), lateAt(cp.recvAt, cp.expiry, t); owedLate != liveLate {
+		return liveLate
+	}
+	if liveMust := cp.fresh > 0 && cp.lo > 0; (cp.must > 0) != liveMust {
+		return cp.must > 0
+	}
+	return cp.owedQoS-cp.owedLo <= cp.hi-cp.lo
+}
+
+// lateAt reports whether a first send at t of a message the broker
+// received at recvAt with Message Expiry Interval expiry (seconds, 0 none)
+// comes after the interval ran out (judgeExpiry's test).
+func lateAt(recvAt int64, expiry uint32, t int64) bool {
+	return expiry > 0 && recvAt+int64(expiry)*1e9 < t
+}
+
+// retainedInDoubt reports whether a RETAIN=1 send at a QoS the live copy
+// may not have may be a retained copy of a topic a broker crash left in
+// doubt (doubtful, or a copy a SUBACK owed while it was): the doubt goes to
+// the broker, and the send is not taken for the live copy (swarm seed
+// 7069088: a QoS 0 retained PUBLISH the crash lost replaced, in the pass,
+// the QoS 1 one the broker kept and a later QoS 1 SUBACK sent, while the
+// live copy of the kept one was owed at QoS 0 by an overlapping filter).
+func (s *routeState) retainedInDoubt(r *routeClient, cp *routeCopy, p *Packet) bool {
+	if !p.Retain || p.QoS >= cp.lo && p.QoS <= cp.hi {
+		return false
+	}
+	return s.doubtful(p.Topic) || r.loose[p.Topic] > 0
 }
 
 // judgeUnmatched judges a first copy of a message that matched none of the
@@ -855,7 +915,7 @@ func (s *routeState) resent(i int, c int32, e *Event) {
 	cp := r.find(routeKey{msg: msg, topic: topicKey(msg, e.Packet.Topic)})
 	switch {
 	case cp == nil:
-	case cp.asRetained(&e.Packet):
+	case cp.asRetained(&e.Packet, e.Time):
 		if cp.rsent == 0 && !s.resendsLive(cp, &e.Packet) {
 			// it stands for a first send the recorder missed; a resend of
 			// one sent before owes nothing more

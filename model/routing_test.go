@@ -667,3 +667,83 @@ func TestResendIsNoOverlap(t *testing.T) {
 		t.Errorf("a DUP=0 resend: %v, want exactly one Retransmit violation", vs)
 	}
 }
+
+// TestRetainedOrLiveReadings: a RETAIN=1 send that may be the retained copy
+// a SUBACK owed or a live copy is read so that it breaks no rule when some
+// reading lets it.
+//
+//   - expiry: r1 (QoS 1, retained, 2 s expiry) came, its interval ran out,
+//     s1 subscribed t/# with Retain As Published (the SUBACK owes the
+//     expired copy, which must not go), then p1 resent r1 (a QoS 1 resend
+//     is a new publication [MQTT-4.3.2-5], its interval restarts) and the
+//     broker forwarded that live copy in time (crashy seed 11005033);
+//   - obligation: a QoS 2 resend the broker may have taken for a duplicate
+//     owes no live copy, while a SUBACK owes the retained one: one send is
+//     the retained copy, not the optional live one, though the live copy's
+//     QoS range is the narrower (seed 7034983);
+//   - doubt: a broker crash left t/r's retained message in doubt (a QoS 0
+//     retained r2, unsettled, replaced r1 in the pass), s1 held t/# at QoS 0
+//     when r1 came, then subscribed t/r at QoS 1 and got r1 at QoS 1 with
+//     RETAIN=1: a retained copy of a topic in doubt, not the QoS 0 live copy
+//     sent at QoS 1 (seeds 7025838, 7066310, 7069088).
+func TestRetainedOrLiveReadings(t *testing.T) {
+	const rap = OptRetainAsPublished
+	expiry := func(sendAt int64) *rb {
+		b := newRB().conn("s1", false).conn("p1", false).pub("r1", "t/r", 1, true, 2).at(3).sub("s1", 1, "t/#", 0, 0, rap)
+		b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 1, Dup: true, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1", Expiry: 2})
+		return b.at(sendAt).fwd("s1", "r1", "t/r", 0, true, 1)
+	}
+	obligation := func(sends int) *rb {
+		b := newRB().conn("s1", false).sub("s1", 1, "#", 1, 1, rap).conn("p1", false)
+		b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 2, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"}).xfer(BrokerNode, "p1", Packet{Type: PUBREC, ID: 1})
+		b.fwd("s1", "r1", "t/r", 1, true, 0).add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).conn("p1", true).conn("s1", true)
+		b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 2, Dup: true, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"}).xfer(BrokerNode, "p1", Packet{Type: PUBREC, ID: 1})
+		b.sub("s1", 2, "t/r", 0, 0, 0) // owes r1 at QoS 0 or 1 (TestRetainedOverlapQoS): a wider range than the live copy's
+		for range sends {
+			b.xfer(BrokerNode, "s1", Packet{Type: PUBLISH, ID: 9, QoS: 1, Retain: true, Topic: "t/r", Msg: "r1", Payload: "r1"})
+		}
+		return b.liveness()
+	}
+	doubt := func(inDoubt bool) *rb {
+		b := newRB().conn("s1", false).sub("s1", 1, "t/#", 0, 0, 0).conn("p1", false).pub("r1", "t/r", 1, true, 0)
+		if inDoubt {
+			b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, QoS: 0, Retain: true, Topic: "t/r", Msg: "r2", Payload: "r2"})
+		}
+		b.add(Event{Kind: Crash, Node: BrokerNode}).add(Event{Kind: Restart, Node: BrokerNode}).conn("s1", true)
+		return b.sub("s1", 2, "t/r", 1, 1, 0).fwd("s1", "r1", "t/r", 1, true, 0)
+	}
+	runRB(t, MessageExpiry, []rbCase{
+		{"expiry: the live copy of the resend, in time", expiry(4), false, ""},
+		{"expiry: the live copy too late", expiry(6), true, "ran out"},
+	})
+	runRB(t, Retained, []rbCase{
+		{"obligation: the one send is the retained copy", obligation(1), false, ""},
+		{"obligation: never sent", obligation(0), true, "never sent"},
+	})
+	runRB(t, GrantedQoS, []rbCase{
+		{"doubt: a retained copy of a topic in doubt", doubt(true), false, ""},
+		{"no doubt: r1 is the retained copy owed at QoS 1", doubt(false), false, ""},
+	})
+	// Without the doubt, a QoS 1 RETAIN=0 copy is the live copy, at a QoS
+	// its QoS 0 subscription forbids.
+	live := newRB().conn("s1", false).sub("s1", 1, "t/#", 0, 0, 0).conn("p1", false).pub("r1", "t/r", 1, true, 0).fwd("s1", "r1", "t/r", 1, false, 0)
+	runRB(t, GrantedQoS, []rbCase{{"the live copy upgraded", live, true, "allows QoS 0"}})
+}
+
+// TestRetainedOverlapQoS: s1 holds t/# at QoS 1 and subscribes t/r at QoS
+// 0; the SUBACK brings r1 (QoS 1). "Sent in response to a Subscription" at
+// min(1, 0) [MQTT-3.8.4-8], or "respecting the maximum QoS of all the
+// matching subscriptions", 1 [MQTT-3.3.4-2]: the spec does not say which,
+// so both pass; QoS 2 breaks both.
+func TestRetainedOverlapQoS(t *testing.T) {
+	owed := func(qos uint8) *rb {
+		b := newRB().conn("p1", false).pub("r1", "t/r", 2, true, 0).conn("s1", false).sub("s1", 1, "t/#", 1, 1, 0)
+		b.fwd("s1", "r1", "t/r", 1, true, 0).sub("s1", 2, "t/r", 0, 0, 0)
+		return b.fwd("s1", "r1", "t/r", qos, true, 0).liveness()
+	}
+	runRB(t, GrantedQoS, []rbCase{
+		{"the new subscription's QoS", owed(0), false, ""},
+		{"the highest matching QoS", owed(1), false, ""},
+		{"above both", owed(2), true, "give 1"},
+	})
+}
