@@ -17,7 +17,7 @@
 // volume and the merge step agree. image_test.go parses the Dockerfile and
 // checks the image is a static simrun on scratch, that the manifest runs
 // that image (one image name, the simrun command, the image's user and
-// fsGroup) and that the commands above, in the Dockerfile and in README.md
+// fsGroup) and that the commands above, in the Dockerfile and in docs/campaigns.md
 // name it; it runs the build stage's go build command and checks with
 // debug/elf that the binary has no interpreter and no dynamic section.
 package deploy

@@ -271,7 +271,7 @@ func readFile(t *testing.T, name string) string {
 func imageDocs(t *testing.T) map[string]string {
 	return map[string]string{
 		"deploy/Dockerfile": readFile(t, "Dockerfile"),
-		"README.md":         readFile(t, filepath.Join("..", "README.md")),
+		"docs/campaigns.md": readFile(t, filepath.Join("..", "docs", "campaigns.md")),
 		"deploy/doc.go":     readFile(t, "doc.go"),
 	}
 }
@@ -331,9 +331,9 @@ func TestImageChecksCatch(t *testing.T) {
 		})
 	}
 	docs := imageDocs(t)
-	docs["README.md"] = strings.ReplaceAll(docs["README.md"], "docker push mqttlab/simrun:latest", "docker push elsewhere/simrun:latest")
-	if err := checkImageAgreement(manifest, spec, docs); err == nil || !strings.Contains(err.Error(), "README.md") {
-		t.Fatalf("a README pushing another image passes: %v", err)
+	docs["docs/campaigns.md"] = strings.ReplaceAll(docs["docs/campaigns.md"], "docker push mqttlab/simrun:latest", "docker push elsewhere/simrun:latest")
+	if err := checkImageAgreement(manifest, spec, docs); err == nil || !strings.Contains(err.Error(), "docs/campaigns.md") {
+		t.Fatalf("a docs/campaigns.md pushing another image passes: %v", err)
 	}
 }
 

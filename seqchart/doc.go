@@ -27,6 +27,6 @@
 // between events gets at least a few pixels and longer gaps are drawn as
 // a labelled break. Zoom scales the gaps. Only the part of the chart near
 // the visible window is in the DOM, redrawn on scroll, so a run of
-// thousands of events opens at once (see the README's figure and
+// thousands of events opens at once (see docs/charts.md's figure and
 // TestBrowser).
 package seqchart

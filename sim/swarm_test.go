@@ -222,7 +222,7 @@ func workloadFlag(wl Workload) string {
 
 // TestSwarmFixedHolds: the fixed engines under the swarm workload (with
 // the default pins) and the swarm fault profile break no promise, in 60
-// seeds; MQTTLAB_SWARM_SEEDS=100000 makes it the long run the README
+// seeds; MQTTLAB_SWARM_SEEDS=100000 makes it the long run docs/workloads.md
 // reports (opt-in), one Runner per core.
 func TestSwarmFixedHolds(t *testing.T) {
 	seeds := uint64(60)

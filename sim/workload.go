@@ -250,9 +250,8 @@ func b2i(b bool) int {
 
 // DefaultWorkload is the campaign's swarm workload: every dimension drawn,
 // none pinned (the zero Workload). Each dimension stayed pinned off until
-// the model judged it right under the fixed engines (the README's
-// "Workloads drawn from the seed" says what each took); with all of them
-// drawn, simrun campaign -seeds 100000 fails no seed (commit 8db0089).
+// the model judged it right under the fixed engines (the commits and
+// TestSwarmRegressionSeeds say what each took); with all of them drawn, simrun campaign -seeds 100000 fails no seed (commit 8db0089).
 func DefaultWorkload() Workload {
 	return Workload{}
 }

@@ -7,7 +7,7 @@
 //
 //   - both sides accept and read different packets: one of them is wrong; the
 //     target fails unless the difference is a known finding of the peer's
-//     (knownPeer below, each listed in the README with its section);
+//     (knownPeer below, each listed in docs/findings.md with its section);
 //   - engine/packet accepts and the peer refuses: the target fails unless the
 //     input is a known case where the peer is wrong (a bug of ours would be
 //     fixed, never listed);

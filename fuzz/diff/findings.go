@@ -7,7 +7,7 @@ import (
 )
 
 // Finding is a disagreement between the codecs decided, from the standard's
-// text, against the peer. The README lists each with its bytes.
+// text, against the peer. docs/findings.md lists each with its bytes.
 type Finding struct {
 	ID      string // F1, F2, ...
 	Section string // the MQTT 5.0 section the peer breaks

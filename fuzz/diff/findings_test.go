@@ -45,7 +45,7 @@ func TestFindings(t *testing.T) {
 			differs = err == nil && c2 != oc && SameReencoded(oc, c2)
 		}
 		if !differs {
-			t.Errorf("%s: its example no longer shows the finding (ours %q, peer %q, %v): remove it from Findings and the README", f.ID, oc, pc, perr)
+			t.Errorf("%s: its example no longer shows the finding (ours %q, peer %q, %v): remove it from Findings and docs/findings.md", f.ID, oc, pc, perr)
 		}
 		if d := Compare(b); d != nil {
 			t.Errorf("%s: Compare fails on its example: %v", f.ID, d)
@@ -78,7 +78,7 @@ type leniency struct {
 	name, hex, rule string
 }
 
-// peerLeniency lists the rules the peer does not check; the README lists them.
+// peerLeniency lists the rules the peer does not check; docs/fuzzing.md lists them.
 var peerLeniency = []leniency{
 	{"wildcard in a PUBLISH Topic Name", "30 06 00 03 61 2f 2b 00", "MQTT-3.3.2-2"},
 	{"PUBLISH with QoS 3", "36 06 00 01 74 00 01 00", "MQTT-3.3.1-4"},
@@ -101,7 +101,7 @@ func TestPeerLeniency(t *testing.T) {
 			t.Errorf("%s: engine/packet gives %v, want a refusal under %s", l.name, err, l.rule)
 		}
 		if _, _, perr := Peer(b); perr != nil {
-			t.Errorf("%s: the peer now refuses it (%v): drop it from the list and the README", l.name, perr)
+			t.Errorf("%s: the peer now refuses it (%v): drop it from the list and docs/fuzzing.md", l.name, perr)
 		}
 		if d := Compare(b); d != nil {
 			t.Errorf("%s: %v", l.name, d)
