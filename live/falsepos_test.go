@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -13,7 +14,9 @@ import (
 type recorded struct {
 	file    string
 	promise model.Policies
-	want    map[model.Invariant]int
+	// tolerance is the timing uncertainty the run measured.
+	tolerance time.Duration
+	want      map[model.Invariant]int
 }
 
 // judgeRecorded judges each recorded history as the tester does (Judge)
@@ -30,7 +33,7 @@ func judgeRecorded(t *testing.T, cases []recorded) {
 			if p.Broker == (model.Policy{}) {
 				p = model.Uniform(model.FixedPolicy())
 			}
-			v := Judge(h, p)
+			v := Judge(h, p, c.tolerance)
 			got := map[model.Invariant]int{}
 			for _, x := range v.Violations {
 				got[x.Invariant]++
@@ -63,5 +66,18 @@ func TestResendNotOverlap(t *testing.T) {
 	judgeRecorded(t, []recorded{
 		{file: "resend-dup0.jsonl", want: map[model.Invariant]int{model.Retransmit: 1}},
 		{file: "second-copy.jsonl", want: map[model.Invariant]int{model.Overlap: 1}},
+	})
+}
+
+// TestKeepAliveTolerance (issue 20, class 4): a client's PINGREQ recorded
+// 12 ms past its Keep Alive is within a run's measured timing uncertainty
+// (34 ms here) and no violation; one 300 ms past it is still caught; with
+// no tolerance (the simulator's exact clock) the 12 ms one is caught too.
+func TestKeepAliveTolerance(t *testing.T) {
+	const measured = 34 * time.Millisecond
+	judgeRecorded(t, []recorded{
+		{file: "keepalive-jitter.jsonl", tolerance: measured},
+		{file: "keepalive-overshoot.jsonl", tolerance: measured, want: map[model.Invariant]int{model.ClientKeepAlive: 1}},
+		{file: "keepalive-jitter.jsonl", want: map[model.Invariant]int{model.ClientKeepAlive: 1}},
 	})
 }

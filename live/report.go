@@ -26,6 +26,8 @@ type Report struct {
 	History     model.History
 	// Findings are Verdict.Violations grouped by cause (package findings).
 	Findings []findings.Finding
+	// Samples is how many probes measured Config.Tolerance (jitterProbe).
+	Samples int
 }
 
 // Stats are a run's message figures, from its history.
@@ -57,14 +59,16 @@ type Verdict struct {
 
 // Judge checks h by the model under policies ps: the invariants ps
 // promises under the faults h shows (each client by its own policy under
-// its own faults, model.PromisesPer) must hold.
-func Judge(h model.History, ps model.Policies) Verdict {
+// its own faults, model.PromisesPer) must hold; the keep-alive rules allow
+// tolerance, the recorder's timing uncertainty (model.Options.Slack).
+func Judge(h model.History, ps model.Policies, tolerance time.Duration) Verdict {
 	own := model.ClientFaults(h)
+	slack := int64(tolerance)
 	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
-		return model.Options{Only: model.PromisesPer(ps, f, own)}
+		return model.Options{Only: model.PromisesPer(ps, f, own), Slack: slack}
 	})
 	v := Verdict{Faults: faults, Promised: model.PromisesPer(ps, faults, own), Violations: vs}
-	for _, x := range model.Check(h, model.Options{}) {
+	for _, x := range model.Check(h, model.Options{Slack: slack}) {
 		if !v.Promised.Has(x.Invariant) {
 			v.Unpromised = append(v.Unpromised, x)
 		}
@@ -164,8 +168,10 @@ func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *
 	}
 	issued, skipped := t.issued, t.skipped
 	t.mu.Unlock()
-	r := JudgeRecorded(t.cfg, h)
-	r.Wall, r.Interrupted, r.Schedule, r.Applied = wall, interrupted, t.schedule, applied
+	cfg := t.cfg
+	cfg.Tolerance = t.tolerance
+	r := JudgeRecorded(cfg, h)
+	r.Wall, r.Interrupted, r.Schedule, r.Applied, r.Samples = wall, interrupted, t.schedule, applied, t.samples
 	r.Stats.Issued, r.Stats.Skipped = issued, skipped
 	return r
 }
@@ -180,7 +186,7 @@ func JudgeRecorded(cfg TestConfig, h model.History) *Report {
 	p.say("judging %d events", len(h.Events))
 	st := Stats{Events: len(h.Events)}
 	statsOf(h, &st)
-	v := Judge(h, cfg.Promise)
+	v := Judge(h, cfg.Promise, cfg.Tolerance)
 	st.Lost = lostMessages(v)
 	p.say("judged: %d violations of promised invariants; grouping them into findings", len(v.Violations))
 	fs := findings.Group(&h, v.Violations)
@@ -259,6 +265,7 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "promise      %s\n", role)
 	}
 	fmt.Fprintf(&b, "promised     %s\n", v.Promised)
+	fmt.Fprintf(&b, "timing       keep-alive tolerance %v: the latest a timer of the tester woke (%d probes of %v), the proxy's timing uncertainty\n", c.Tolerance, r.Samples, jitterTick)
 	for _, e := range v.Excused {
 		fmt.Fprintf(&b, "excused      %s: by %s\n", e.Invariant, strings.Join(e.By, "; "))
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -83,5 +84,16 @@ func TestHistoryRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadHistory(path); err == nil || !strings.Contains(err.Error(), "Meteor") {
 		t.Errorf("unknown kind: error %v", err)
+	}
+}
+
+// TestJitterProbeRounds: the tolerance is the largest lateness seen,
+// rounded up to a whole millisecond.
+func TestJitterProbeRounds(t *testing.T) {
+	j := startJitterProbe()
+	j.note(12300 * time.Microsecond)
+	tol, n := j.finish()
+	if tol < 13*time.Millisecond || tol%time.Millisecond != 0 || n < 1 {
+		t.Errorf("tolerance %v over %d samples, want a whole number of ms >= 13ms", tol, n)
 	}
 }

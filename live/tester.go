@@ -65,6 +65,9 @@ type TestConfig struct {
 	// ClientPolicy and Version configure our clients.
 	ClientPolicy engine.ClientPolicy
 	Version      packet.Version
+	// Tolerance is the keep-alive rules' slack (model.Options.Slack):
+	// RunTest sets it to the timing uncertainty it measured (jitterProbe).
+	Tolerance time.Duration
 	// Promise is what the subjects promise, in the model's terms: the
 	// broker's and each client's own (model.Policies).
 	Promise model.Policies
@@ -143,6 +146,10 @@ type tester struct {
 	skipped  int
 	schedule []Fault
 	applied  map[FaultKind]int
+	// tolerance is the measured timing uncertainty (jitterProbe) over
+	// samples probes: the keep-alive rules' slack.
+	tolerance time.Duration
+	samples   int
 }
 
 // RunTest runs a live test: starts the subjects, runs the workload under
@@ -167,7 +174,9 @@ func RunTest(ctx context.Context, cfg TestConfig) (*Report, error) {
 	if err := t.setup(); err != nil {
 		return nil, err
 	}
+	probe := startJitterProbe()
 	interrupted := t.runPhases(ctx)
+	t.tolerance, t.samples = probe.finish()
 	h := t.rec.History()
 	t.teardown()
 	rep := t.report(h, interrupted, time.Since(start))

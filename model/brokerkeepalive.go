@@ -63,7 +63,7 @@ func checkBrokerKeepAlive(x *index) []Violation {
 			}
 		case ConnClosed:
 			c := &cs[x.peerOf(i)]
-			if v := judgeBrokerKAClose(c, i, e); v != nil {
+			if v := judgeBrokerKAClose(c, i, e, x.slack); v != nil {
 				out = append(out, *v)
 			}
 			*c = brokerKAConn{lastStep: -1, connect: -1}
@@ -72,13 +72,14 @@ func checkBrokerKeepAlive(x *index) []Violation {
 	return out
 }
 
-// judgeBrokerKAClose judges the broker's close of c in event i.
-func judgeBrokerKAClose(c *brokerKAConn, i int, e *Event) *Violation {
+// judgeBrokerKAClose judges the broker's close of c in event i, allowing
+// slack ns of timing uncertainty (Options.Slack).
+func judgeBrokerKAClose(c *brokerKAConn, i int, e *Event, slack int64) *Violation {
 	if e.Packet.Reason != KeepAliveTimeout || c.ka == 0 || c.lastStep < 0 {
 		return nil
 	}
 	idle, limit := e.Time-c.last, c.ka*3/2
-	if idle >= limit {
+	if idle+slack >= limit {
 		return nil
 	}
 	v := NewViolation(BrokerKeepAlive, i, BrokerNode,

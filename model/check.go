@@ -10,6 +10,12 @@ import (
 type Options struct {
 	// Only restricts the run to these invariants; zero means all of them.
 	Only Set
+	// Slack is the recorder's timing uncertainty in nanoseconds: the
+	// keep-alive checks (ClientKeepAlive, BrokerKeepAlive) allow an
+	// interval this much longer or shorter than the spec's before they
+	// call it a violation. The simulator's clock is exact (0); the live
+	// tester passes its proxy's measured timing uncertainty.
+	Slack int64
 }
 
 // checkFunc is one invariant's checker: a pure pass over the indexed
@@ -61,6 +67,7 @@ func Check(h History, opts Options) []Violation {
 // check is Check on an indexed history.
 func check(x *index, opts Options) []Violation {
 	want := opts.Only
+	x.slack = max(opts.Slack, 0)
 	if want == 0 {
 		want = All()
 	}

@@ -29,8 +29,9 @@ type index struct {
 	topicMap  map[string]int32
 	lastMsg   int32 // the id msgID returned last (consecutive events often share it)
 
-	liveness   int  // the first LivenessStart, or -1
-	connClosed bool // the history records a ConnClosed event
+	liveness   int   // the first LivenessStart, or -1
+	slack      int64 // Options.Slack of the check running (ns)
+	connClosed bool  // the history records a ConnClosed event
 
 	sparse bool     // tables use their map form whatever their size (tests)
 	sc     *scratch // memory the checks of one call share, or nil (see withScratch)

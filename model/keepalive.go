@@ -25,7 +25,8 @@ var keepAliveEvents = eventSet{
 // Keep Alive when present [MQTT-3.2.2-21]. The interval is measured from
 // the client's last send (or its CONNACK, the earliest a keep-alive timer
 // can start) to its next send, or to the end of the connection as the
-// client saw it. A client waiting for the PINGRESP of its PINGREQ is
+// client saw it, with Options.Slack of tolerance for the recorder's timing
+// uncertainty. A client waiting for the PINGRESP of its PINGREQ is
 // excused: it closes the connection when none comes [MQTT-3.1.2-24].
 func CheckClientKeepAlive(h *History) []Violation { return checkClientKeepAlive(newIndex(h)) }
 
@@ -35,7 +36,7 @@ func checkClientKeepAlive(x *index) []Violation {
 	// judge reports a silence ending at step i: a send of packet type typ,
 	// or (typ 0) the connection's end. The reason is formatted only then.
 	judge := func(i int, c *kaConn, now int64, node string, typ uint8) {
-		if !c.active || c.ka == 0 || c.pingOut || now-c.last <= c.ka {
+		if !c.active || c.ka == 0 || c.pingOut || now-c.last <= c.ka+x.slack {
 			return
 		}
 		what := "connection ended"

@@ -747,3 +747,47 @@ func TestRetainedOverlapQoS(t *testing.T) {
 		{"above both", owed(2), true, "give 1"},
 	})
 }
+
+// TestKeepAliveSlack: Options.Slack (the recorder's timing uncertainty)
+// tolerates a keep-alive overshoot up to it and no more; without it (the
+// simulator's exact clock) any overshoot is a violation.
+func TestKeepAliveSlack(t *testing.T) {
+	late := func(ms int64) History {
+		b := newRB().kaConn(10, 0).at(10).ping()
+		b.now += 10e9 + ms*1e6
+		return b.ping().h
+	}
+	const slack = 30e6 // 30 ms
+	for _, c := range []struct {
+		name  string
+		ms    int64
+		slack int64
+		want  bool
+	}{
+		{"20 ms late, exact clock", 20, 0, true},
+		{"20 ms late, 30 ms slack", 20, slack, false},
+		{"30 ms late, 30 ms slack", 30, slack, false},
+		{"31 ms late, 30 ms slack", 31, slack, true},
+	} {
+		vs := Check(late(c.ms), Options{Only: SetOf(ClientKeepAlive), Slack: c.slack})
+		if got := len(vs) > 0; got != c.want {
+			t.Errorf("%s: violation %v, want %v (%v)", c.name, got, c.want, vs)
+		}
+	}
+	// The broker may close 1.5 x Keep Alive after the last packet: early
+	// by less than the slack is within the uncertainty.
+	early := func(ms int64) History {
+		b := newRB().kaConn(10, 0)
+		b.now += 15e9 - ms*1e6
+		return b.add(Event{Kind: ConnClosed, Node: BrokerNode, Peer: "s1", Packet: Packet{Reason: KeepAliveTimeout}}).h
+	}
+	for _, c := range []struct {
+		ms, slack int64
+		want      bool
+	}{{20, 0, true}, {20, slack, false}, {40, slack, true}} {
+		vs := Check(early(c.ms), Options{Only: SetOf(BrokerKeepAlive), Slack: c.slack})
+		if got := len(vs) > 0; got != c.want {
+			t.Errorf("broker closes %d ms early, slack %d ms: violation %v, want %v (%v)", c.ms, c.slack/1e6, got, c.want, vs)
+		}
+	}
+}
