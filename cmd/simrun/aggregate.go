@@ -109,7 +109,11 @@ func (s campaignSummary) writeText(w io.Writer) {
 	if n > 0 {
 		pct = 100 * float64(len(s.failing)) / float64(n)
 	}
-	fmt.Fprintf(w, "%s, %d failing (%.2f%%)\n", s.seedRange(), len(s.failing), pct)
+	fmt.Fprintf(w, "%s, %d failing (%.2f%%)", s.seedRange(), len(s.failing), pct)
+	if s.incomplete != "" {
+		fmt.Fprintf(w, "; INCOMPLETE: %s", s.incomplete)
+	}
+	fmt.Fprintln(w)
 	t := s.total
 	fmt.Fprintf(w, "totals: events %d, published %d, accepted %d, delivered %d, duplicates %d, retransmits %d, crashes %d\n",
 		t.Events, t.Published, t.Accepted, t.Delivered, t.Duplicates, t.Retransmits, t.Crashes)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,30 +196,45 @@ func slicesWithout(args []string, drop ...string) []string {
 }
 
 // prepare readies the output directory and returns the records already
-// done (with -resume).
-func (c campaign) prepare() ([]record, int, error) {
+// done (with -resume), the count of unreadable lines dropped and the count
+// of records dropped because their shrink was interrupted (those seeds run
+// again).
+func (c campaign) prepare() ([]record, int, int, error) {
 	if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return nil, 0, ioFailure(err, "output dir")
+		return nil, 0, 0, ioFailure(err, "output dir")
 	}
 	if !c.resume {
 		if err := c.checkOverwrite(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		if err := c.clean(); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
-		return nil, 0, writeManifest(c.out, manifestOf(c))
+		return nil, 0, 0, writeManifest(c.out, manifestOf(c))
 	}
 	recs, bad, err := c.resumable()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	if bad > 0 {
+	recs, redo := withoutCutShrinks(recs)
+	if bad > 0 || redo > 0 {
 		if err := rewriteResults(c.out, recs); err != nil {
-			return nil, 0, ioFailure(err, "dropping unreadable lines")
+			return nil, 0, 0, ioFailure(err, "dropping unreadable lines")
 		}
 	}
-	return recs, bad, writeManifest(c.out, manifestOf(c))
+	return recs, bad, redo, writeManifest(c.out, manifestOf(c))
+}
+
+// withoutCutShrinks drops the records whose shrink a signal cut short:
+// -resume runs those seeds again and shrinks them in full.
+func withoutCutShrinks(recs []record) ([]record, int) {
+	var kept []record
+	for _, r := range recs {
+		if !r.ShrinkCut {
+			kept = append(kept, r)
+		}
+	}
+	return kept, len(recs) - len(kept)
 }
 
 // checkOverwrite refuses to replace another campaign's results in c.out
@@ -305,12 +321,15 @@ func (c campaign) clean() error {
 
 // runCampaign runs the campaign and prints its summary.
 func (e *env) runCampaign(c campaign) int {
-	done, bad, err := c.prepare()
+	done, bad, redo, err := c.prepare()
 	if err != nil {
 		return e.fail("campaign", err)
 	}
 	if bad > 0 {
 		fmt.Fprintf(e.stderr, "simrun campaign: dropped %d unreadable line(s) of %s (a run cut short); those seeds run again\n", bad, resultsFile)
+	}
+	if redo > 0 {
+		fmt.Fprintf(e.stderr, "simrun campaign: %d seed(s) whose shrink was interrupted run and shrink again\n", redo)
 	}
 	have := map[uint64]bool{}
 	for _, r := range done {
@@ -332,6 +351,9 @@ func (e *env) runCampaign(c campaign) int {
 	s := summarizeCampaign(append(done, fresh...))
 	if interrupted {
 		s.incomplete = fmt.Sprintf("interrupted, %d of %d seeds done", len(s.recs), len(seeds)+len(done))
+		if cut := countCut(s.recs); cut > 0 {
+			s.incomplete += fmt.Sprintf(", %d shrink(s) cut short", cut)
+		}
 	} else if c.shards > 1 {
 		s.incomplete = fmt.Sprintf("this is shard %d/%d of it (merge every shard's directory for the whole)", c.shard, c.shards)
 	}
@@ -427,7 +449,7 @@ func (e *env) execCampaign(c campaign, seeds []uint64, already int) ([]record, b
 	}
 	bar.finish()
 	if e.ctx.Err() != nil {
-		interrupted = len(out) < len(seeds)
+		interrupted = len(out) < len(seeds) || slices.ContainsFunc(out, func(r record) bool { return r.ShrinkCut })
 	}
 	return out, interrupted, werr
 }

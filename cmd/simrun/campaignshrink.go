@@ -31,12 +31,16 @@ func (e *env) shrinkSeed(c campaign, res *seedResult) {
 	if err != nil {
 		return
 	}
-	s, err := runShrink(shrinkJob{cfg: cfg, plan: plan, judge: c.world.judge, timeout: c.shrink, ctx: e.ctx})
+	job := shrinkJob{cfg: cfg, plan: plan, judge: c.world.judge, timeout: c.shrink, ctx: e.ctx}
+	if e.afterShrinkRun != nil {
+		job.progress = func(p sim.ShrinkProgress) { e.afterShrinkRun(p.Runs) }
+	}
+	s, err := runShrink(job)
 	if err != nil {
 		return
 	}
 	res.min = s.fileText()
-	res.rec.Ops, res.rec.MinOps = s.FromOps, len(s.Plan.Ops)
+	res.rec.Ops, res.rec.MinOps, res.rec.ShrinkCut = s.FromOps, len(s.Plan.Ops), s.interrupted
 }
 
 // shrunkText is what a failing record's line adds about its shrunk plan.
@@ -44,7 +48,11 @@ func (r record) shrunkText() string {
 	if r.MinOps == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" [shrunk %d -> %d ops: %s]", r.Ops, r.MinOps, minPlanName(r.Seed))
+	cut := ""
+	if r.ShrinkCut {
+		cut = " (interrupted: -resume redoes it)"
+	}
+	return fmt.Sprintf(" [shrunk %d -> %d ops%s: %s]", r.Ops, r.MinOps, cut, minPlanName(r.Seed))
 }
 
 // minReplayCommand is the command that replays a failing record's shrunk
@@ -54,6 +62,17 @@ func (r record) minReplayCommand() string {
 		return ""
 	}
 	return replayPrefix + " replay " + absPath(filepath.Join(r.dir, minPlanName(r.Seed))) + judge(r.Judge).flagArg()
+}
+
+// countCut counts the records whose shrink a signal cut short.
+func countCut(recs []record) int {
+	n := 0
+	for _, r := range recs {
+		if r.ShrinkCut {
+			n++
+		}
+	}
+	return n
 }
 
 // writeShrunk prints the line on the failing seeds' shrunk plans: how many
@@ -76,7 +95,11 @@ func (s campaignSummary) writeShrunk(w io.Writer) {
 	}
 	slices.Sort(before)
 	slices.Sort(after)
-	fmt.Fprintf(w, "shrunk: %d of %d failing seeds, to %d ops median (90th percentile %d) from %d (%d); smallest: seed %d %s, %d ops\n",
+	fmt.Fprintf(w, "shrunk: %d of %d failing seeds, to %d ops median (90th percentile %d) from %d (%d); smallest: seed %d %s, %d ops",
 		len(after), len(s.failing), percentile(after, 50), percentile(after, 90), percentile(before, 50), percentile(before, 90),
 		smallest.Seed, smallest.Preset, smallest.MinOps)
+	if cut := countCut(s.failing); cut > 0 {
+		fmt.Fprintf(w, "; %d interrupted (the smallest plan so far; -resume redoes them)", cut)
+	}
+	fmt.Fprintln(w)
 }

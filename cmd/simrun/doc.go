@@ -116,7 +116,14 @@
 // finishes a shard, and prints no summary (exit 2); directories from before
 // campaign.json merge by the seeds they hold, with a warning. An interrupted
 // campaign's summary, and a shard's own, says the campaign is INCOMPLETE
-// instead of a bare "violations: none".
+// on its count line ("…, 2 failing (5.00%); INCOMPLETE: interrupted, 12 of
+// 40 seeds done, 1 shrink(s) cut short"), in summary.txt too, instead of a
+// bare "violations: none". A failing seed whose shrink a signal cut short
+// keeps the smallest plan so far, its record says so
+// ("shrink_interrupted": true, "[shrunk 34 -> 20 ops (interrupted: …)]"),
+// and -resume runs that seed again and shrinks it in full. shrink's last
+// progress line ends "(done)", "(interrupted)", "(stopped by the timeout)"
+// or "(stopped by the run budget)".
 // DIR/summary.txt holds the summary; DIR/failing.txt every failing seed's
 // replay command. The default DIR is named after the world
 // (out/campaign-PRESET-PROFILE-SCENARIO-vVERSION-JUDGE, a shard's

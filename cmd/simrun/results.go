@@ -35,6 +35,9 @@ type record struct {
 	// (seed-N.min.plan), for a failing seed that was shrunk; 0 otherwise.
 	Ops    int `json:"ops,omitempty"`
 	MinOps int `json:"min_ops,omitempty"`
+	// ShrinkCut is set when a signal ended the seed's shrink early: its
+	// seed-N.min.plan is the smallest plan so far, and -resume redoes it.
+	ShrinkCut bool `json:"shrink_interrupted,omitempty"`
 	// dir is the campaign directory the record was read from (for replay
 	// commands); not stored.
 	dir string

@@ -98,6 +98,19 @@ func (s shrunkPlan) ending() string {
 	return fmt.Sprintf("%s (%d runs, %d accepted)", how, s.Runs, s.Accepted)
 }
 
+// endWord is the last progress line's word for how the shrink ended.
+func (s shrunkPlan) endWord() string {
+	switch {
+	case s.interrupted:
+		return "interrupted"
+	case s.timedOut:
+		return "stopped by the timeout"
+	case s.Stopped:
+		return "stopped by the run budget"
+	}
+	return "done"
+}
+
 // oneLine cuts text to at most n bytes on one line.
 func oneLine(text string, n int) string {
 	text = strings.ReplaceAll(text, "\n", " ")
@@ -254,7 +267,7 @@ func (e *env) shrinkTo(job shrinkJob, path string) int {
 	if err := writeUserFile(path, []byte(s.fileText())); err != nil {
 		return e.fail("shrink", ioFailure(err, "writing the shrunk plan"))
 	}
-	fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (done)\n", len(s.Plan.Ops), s.Runs, s.Accepted)
+	fmt.Fprintf(e.stderr, "shrink: %d ops left, %d runs tried, %d accepted (%s)\n", len(s.Plan.Ops), s.Runs, s.Accepted, s.endWord())
 	replay := fmt.Sprintf("%s replay %s%s", replayPrefix, absPath(path), job.judge.flagArg())
 	r := sim.Run(s.Config, s.Plan)
 	if r.Err != nil {

@@ -115,8 +115,52 @@ func TestShrinkInterrupted(t *testing.T) {
 		t.Errorf("interrupted plan has %d ops, the seed's %d: nothing kept from the runs before the interrupt", len(plan.Ops), len(full.Ops))
 	}
 	simrun(t, "replay", out).want(t, exitViolation)
-	if !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("stderr: %s", stderr.String())
+	if !strings.Contains(stderr.String(), "accepted (interrupted)\n") || strings.Contains(stderr.String(), "(done)") {
+		t.Errorf("the progress line does not end interrupted: %s", stderr.String())
+	}
+}
+
+// TestCampaignShrinkInterrupted: a signal during a failing seed's shrink
+// leaves a campaign that says so (exit 130; the summary line, summary.txt
+// and the seed's record: interrupted), and -resume redoes that shrink in
+// full.
+func TestCampaignShrinkInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, ctx: ctx, afterShrinkRun: func(runs int) {
+		if runs == 5 {
+			cancel()
+		}
+	}}
+	args := []string{"campaign", "-seeds", "6", "-workers", "1", "-preset", "legacy", "-scenario", "standard", "-out", dir}
+	if code := e.run(args); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitInterrupted, stdout.String(), stderr.String())
+	}
+	var cut record
+	for _, r := range readRecords(t, dir) {
+		if r.ShrinkCut {
+			cut = r
+		}
+	}
+	if cut.MinOps == 0 {
+		t.Fatalf("no record of the interrupted shrink:\n%s", stdout.String())
+	}
+	summary := fileText(t, filepath.Join(dir, "summary.txt"))
+	for _, text := range []string{summary, stdout.String()} {
+		if !strings.Contains(text, "failing (") || !strings.Contains(text, "; INCOMPLETE: interrupted") || !strings.Contains(text, "1 shrink(s) cut short") {
+			t.Errorf("the summary does not say interrupted:\n%s", text)
+		}
+	}
+	r := simrun(t, append(args, "-resume")...).want(t, exitViolation)
+	for _, rec := range readRecords(t, dir) {
+		if rec.Seed == cut.Seed && (rec.ShrinkCut || rec.MinOps > cut.MinOps) {
+			t.Errorf("seed %d after -resume: %+v (interrupted at %d ops)", cut.Seed, rec, cut.MinOps)
+		}
+	}
+	if strings.Contains(r.stdout, "INCOMPLETE") || strings.Contains(fileText(t, filepath.Join(dir, "summary.txt")), "interrupted") {
+		t.Errorf("resumed campaign still says interrupted:\n%s", r.stdout)
 	}
 }
 
