@@ -3,6 +3,8 @@ package live
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +82,127 @@ func TestKeepAliveTolerance(t *testing.T) {
 		{file: "keepalive-overshoot.jsonl", tolerance: measured, want: map[model.Invariant]int{model.ClientKeepAlive: 1}},
 		{file: "keepalive-jitter.jsonl", want: map[model.Invariant]int{model.ClientKeepAlive: 1}},
 	})
+}
+
+// moveDeliveries returns h with every Delivered event of a subscriber
+// moved to just after that subscriber's ack of the message (its PUBCOMP at
+// QoS 2, PUBACK at QoS 1), when it has one later: the order a tester that
+// reads stdout slowly records. It reports how many it moved.
+func moveDeliveries(h model.History) (model.History, int, int) {
+	evs := h.Events
+	type key struct{ node, msg string }
+	idOf := map[key]uint16{} // the packet id of the node's last received PUBLISH of msg
+	ackAt := map[int]int{}   // Delivered step -> the step of its ack
+	pending := map[string][]int{}
+	for i, e := range evs {
+		switch {
+		case e.Kind == model.Received && e.Packet.Type == model.PUBLISH && e.Node != model.BrokerNode:
+			idOf[key{e.Node, e.Packet.Msg}] = e.Packet.ID
+		case e.Kind == model.Delivered:
+			if _, ok := idOf[key{e.Node, e.Msg}]; ok {
+				pending[e.Node] = append(pending[e.Node], i)
+			}
+		case e.Kind == model.Sent && (e.Packet.Type == model.PUBCOMP || e.Packet.Type == model.PUBACK) && e.Node != model.BrokerNode:
+			rest := pending[e.Node][:0]
+			for _, d := range pending[e.Node] {
+				if idOf[key{e.Node, evs[d].Msg}] == e.Packet.ID {
+					ackAt[d] = i
+				} else {
+					rest = append(rest, d)
+				}
+			}
+			pending[e.Node] = rest
+		}
+	}
+	var out model.History
+	after := map[int][]model.Event{}
+	already := 0
+	for d, a := range ackAt {
+		if a > d {
+			after[a] = append(after[a], evs[d])
+		}
+	}
+	for i, e := range evs {
+		if e.Kind == model.Delivered {
+			if _, ok := ackAt[i]; !ok {
+				already++ // no ack after it: recorded after its ack, or never acked
+			}
+		}
+	}
+	for a := range after {
+		sort.Slice(after[a], func(i, j int) bool { return after[a][i].Msg < after[a][j].Msg })
+	}
+	moved := 0
+	for i, e := range evs {
+		if a, ok := ackAt[i]; ok && a > i {
+			moved++
+			continue
+		}
+		out.Add(e)
+		out.Events = append(out.Events, after[i]...)
+	}
+	return out, moved, already
+}
+
+// countsOf counts violations per invariant.
+func countsOf(vs []model.Violation) string {
+	n := map[model.Invariant]int{}
+	for _, v := range vs {
+		n[v.Invariant]++
+	}
+	return fmt.Sprint(n)
+}
+
+// TestDeliveryOrderIndependent (issue 20, class 5): a subscriber's stdout
+// is read asynchronously, so its deliveries are recorded after its own
+// acknowledgements. The recorded run (mosquitto_sub at QoS 2 under
+// client kills and cuts, 'simrun live -seed 5 -subscribers 2 -publishers
+// 1 -rate 20 -duration 4s -faults client-kill,cut -promise
+// subscribers=mosquitto-clients') has deliveries recorded after their
+// PUBCOMP; moving every delivery after its subscriber's ack changes no
+// judgement: the same violations of every invariant, none promised. A
+// duplicate QoS 2 delivery is caught in either order.
+func TestDeliveryOrderIndependent(t *testing.T) {
+	h, err := ReadHistory(filepath.Join("testdata", "mosquitto-sub-qos2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := model.Policies{Broker: model.FixedPolicy(), Client: model.FixedPolicy(), Clients: map[string]model.Policy{}}
+	mosq := model.FixedPolicy()
+	mosq.Retransmit, mosq.QoS2Durable, mosq.AckBeforeCallback = model.RetransmitMemory, false, true
+	ps.Clients["s1"], ps.Clients["s2"] = mosq, mosq
+	late, moved, already := moveDeliveries(h)
+	if moved < 10 || already < 10 {
+		t.Fatalf("%d deliveries recorded before their ack, %d after: the recorded run shows both orders", moved, already)
+	}
+	if len(late.Events) != len(h.Events) {
+		t.Fatalf("moving lost events: %d, want %d", len(late.Events), len(h.Events))
+	}
+	t.Logf("%d deliveries recorded before their subscriber's ack (moved after it), %d after it", moved, already)
+	for _, c := range []struct {
+		name string
+		h    model.History
+	}{{"as recorded", h}, {"every delivery after its ack", late}} {
+		v := Judge(c.h, ps, 0)
+		if len(v.Violations) != 0 {
+			t.Errorf("%s: promised violations %s", c.name, countsOf(v.Violations))
+		}
+		if a, b := countsOf(model.Check(c.h, model.Options{})), countsOf(model.Check(h, model.Options{})); a != b {
+			t.Errorf("%s: violations %s, as recorded %s", c.name, a, b)
+		}
+	}
+	// The true counterpart: a QoS 2 message s1's application printed twice.
+	for _, hh := range []model.History{h, late} {
+		dup := model.History{Events: append([]model.Event(nil), hh.Events...)}
+		for _, e := range hh.Events {
+			if e.Kind == model.Delivered && e.Node == "s1" && e.QoS == 2 {
+				dup.Add(e)
+				break
+			}
+		}
+		v := Judge(dup, model.Uniform(model.FixedPolicy()), 0)
+		if !strings.Contains(countsOf(v.Violations), "QoS2ExactlyOnce") {
+			t.Errorf("a duplicate QoS 2 delivery was not caught: %s", countsOf(v.Violations))
+		}
+	}
 }
