@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mqttlab/mqttlab/findings"
 	"github.com/mqttlab/mqttlab/model"
 	"github.com/mqttlab/mqttlab/sim"
 )
@@ -83,6 +84,9 @@ type summary struct {
 	Promised       []string        `json:"promised"`
 	PresetPromises []string        `json:"preset_promises"`
 	Violations     []violationJSON `json:"violations"`
+	// Findings are the violations grouped by cause (package findings),
+	// one line each, as simrun live prints them.
+	Findings []string `json:"findings,omitempty"`
 	// Unpromised are violations of invariants not promised (with -all):
 	// informational, they do not fail the run.
 	Unpromised []violationJSON `json:"unpromised,omitempty"`
@@ -117,6 +121,13 @@ func summarize(cfg sim.Config, r sim.Result, j judge, all bool) summary {
 	if all {
 		s.Unpromised = violationsJSON(v.unpromised)
 	}
+	if len(v.violations) > 0 {
+		h := r.History()
+		fs := findings.Group(&h, v.violations)
+		for i := range fs {
+			s.Findings = append(s.Findings, fs[i].Line(i+1, 200))
+		}
+	}
 	return s
 }
 
@@ -147,6 +158,10 @@ func (s summary) writeText(w io.Writer) {
 	if len(s.Violations) == 0 {
 		fmt.Fprintln(w, "violations: none")
 	} else {
+		fmt.Fprintf(w, "findings: %d\n", len(s.Findings))
+		for _, f := range s.Findings {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 		fmt.Fprintf(w, "violations: %d\n", len(s.Violations))
 		writeViolations(w, s.Violations)
 	}
