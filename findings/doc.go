@@ -19,6 +19,16 @@
 // out-of-order delivery of the same message to the same client), never as
 // findings of their own.
 //
+// A lost message's finding is split by how far it got (shape.go): never
+// published by its publisher, refused by the broker (a reason code of 0x80
+// or more: the model's count, not a breach), never sent to the client,
+// sent and never acknowledged, or acknowledged by the client and never
+// delivered to its application; each reads with who lost it. A run the
+// tester cut at its liveness bound while the subjects were still
+// delivering (cut.go) gets one finding of the bound, which blames no
+// subject, with the end-of-run violations of what was still moving
+// listed under it.
+//
 // Contract: every violation given to Group is counted exactly once, either
 // as an occurrence of a finding or as a consequence under one; findings are
 // ordered by their first occurrence's step. Group neither reads the clock

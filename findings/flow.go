@@ -149,6 +149,7 @@ func (g *grouper) flow(v *model.Violation) flowExcerpt {
 		}
 	}
 	links := map[linkID]bool{}
+	msgSet := map[int]bool{} // the messages' own events
 	pubLo, pubHi := map[string]int{}, map[string]int{}
 	for _, m := range msgs {
 		for _, i := range g.ix.byMsg[m] {
@@ -162,19 +163,24 @@ func (g *grouper) flow(v *model.Violation) flowExcerpt {
 			} else if !slices.Contains(clients, c) {
 				continue
 			}
-			set[i] = true
+			set[i], msgSet[i] = true, true
 			if e.Packet.Type == model.PUBLISH && e.Packet.ID != 0 {
 				links[linkID{clientOf(e), e.Packet.ID}] = true
 			}
 		}
 	}
 	for _, k := range sortedLinks(links) {
-		g.addAcks(set, g.ix.byLink[k], msgs)
+		g.addAcks(set, msgSet, g.ix.byLink[k], msgs)
 	}
 	if len(set) == 0 {
 		return flowExcerpt{}
 	}
+	// The window is the message's flow; a cited event far before it (the
+	// SUBACK a NoLoss rests on) is shown, but stretches nothing.
 	lo, hi := bounds(set)
+	if flowLo, flowHi := bounds(msgSet); flowLo >= 0 {
+		lo, hi = flowLo, max(flowHi, v.Step)
+	}
 	refused := 0
 	for _, c := range clients {
 		refused += g.addWithin(set, g.ix.conn[c], lo, hi)
@@ -201,7 +207,7 @@ type flowExcerpt struct {
 // addAcks adds, of the packets of one link's packet id, those sent while
 // the id carried one of msgs: from a PUBLISH of one of them to the next
 // PUBLISH of another message.
-func (g *grouper) addAcks(set map[int]bool, list []int, msgs []string) {
+func (g *grouper) addAcks(set, msgSet map[int]bool, list []int, msgs []string) {
 	carrying := false
 	for _, i := range list {
 		p := &g.h.Events[i].Packet
@@ -209,7 +215,7 @@ func (g *grouper) addAcks(set map[int]bool, list []int, msgs []string) {
 			carrying = slices.Contains(msgs, p.Msg)
 		}
 		if carrying {
-			set[i] = true
+			set[i], msgSet[i] = true, true
 		}
 	}
 }

@@ -95,6 +95,9 @@ func clip(s string, n int) string {
 // Title is a finding's headline: "Retransmit by the broker, 42 times".
 func (f *Finding) Title() string {
 	who := "the " + f.Subject
+	if f.Subject == CutSubject {
+		return fmt.Sprintf("%s: the run was cut at its liveness bound while still delivering (the tester's bound, not a verdict on the subjects)", f.Invariant)
+	}
 	if f.Subject != model.BrokerNode {
 		who += " (" + strings.Join(f.Nodes, ", ") + ")"
 	}
@@ -106,7 +109,11 @@ func (f *Finding) Title() string {
 	if f.Invariant == model.NoLoss || f.Invariant == model.NoStuck {
 		by = "owed to" // the node is who was owed, not who failed
 	}
-	return fmt.Sprintf("%s %s %s, %s", f.Invariant, by, who, times)
+	t := fmt.Sprintf("%s %s %s, %s", f.Invariant, by, who, times)
+	if strings.HasSuffix(f.Pattern, "["+ShapeRefused+"]") {
+		t += " (refused by the broker: the model's count, not a breach)"
+	}
+	return t
 }
 
 // explainsText is "explains QoS2ExactlyOnce 41, Order 17" or "".

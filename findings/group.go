@@ -104,6 +104,7 @@ type grouper struct {
 	version uint8            // the run's
 	nodeVer map[string]uint8 // each client's, from its last Connected
 	ix      *flowIndex       // built on first use
+	cut     boundCut         // set by link
 }
 
 func newGrouper(h *model.History, vs []model.Violation) *grouper {
@@ -124,9 +125,13 @@ func newGrouper(h *model.History, vs []model.Violation) *grouper {
 	return g
 }
 
-// versionOf is the protocol version violation i was judged in: that of
-// the clients it concerns when they agree, else the run's.
+// versionOf is the protocol version violation i was judged in: its
+// node's, else that of the clients it concerns when they agree, else the
+// run's.
 func (g *grouper) versionOf(i int) uint8 {
+	if nv := g.nodeVer[g.vs[i].Node]; nv != 0 { // the subject's own
+		return nv
+	}
 	v := uint8(0)
 	for _, c := range g.clients[i] {
 		switch cv := g.nodeVer[c]; {
@@ -206,8 +211,19 @@ func violationClients(h *model.History, v *model.Violation) []string {
 // scope with it and comes before it (anywhere, for end-of-run invariants).
 func (g *grouper) link() {
 	first := g.causeIndex()
+	cut := g.cutAtBound()
+	g.cut = cut
 	for i := range g.vs {
 		v := &g.vs[i]
+		if cut.stuck >= 0 {
+			if v.Invariant == model.NoStuck {
+				continue // the cut itself: a root
+			}
+			if cut.unsettled(g, i) {
+				g.parent[i], g.rule[i] = cut.stuck, CutRule
+				continue
+			}
+		}
 		for ri, r := range Rules {
 			if !slices.Contains(r.Effects, v.Invariant) {
 				continue
@@ -295,6 +311,9 @@ func (g *grouper) findings() []Finding {
 		v := &g.vs[i]
 		subject, nodes := subjectOf(v.Node)
 		pattern := Pattern(v.Reason)
+		if i == g.cut.stuck {
+			subject, nodes, pattern = CutSubject, nil, "the run was cut at its liveness bound while still delivering"
+		}
 		if sh := g.shape(v); sh != "" {
 			pattern += " [" + sh + "]"
 		}
@@ -348,8 +367,12 @@ func (g *grouper) complete(f *Finding) {
 			}
 		}
 	}
-	f.Reading = reading(f, g.h)
+	f.Reading = reading(f, g.h, g.cut)
 }
+
+// CutSubject is the subject of the finding of a run cut at its liveness
+// bound while still delivering: the tester's bound, not a subject.
+const CutSubject = "liveness bound"
 
 // subjectOf names who a violation's node is: the broker, or a client's
 // role from its id's letters (s1 -> subscribers).
@@ -384,8 +407,20 @@ var patternRules = []struct {
 // taken out: quoted text, message ids, steps, packet ids, times, client
 // numbers and numbers of two digits or more.
 func Pattern(reason string) string {
-	for _, r := range patternRules {
-		reason = r.re.ReplaceAllString(reason, r.with)
+	var b strings.Builder
+	last := 0
+	for _, m := range idRE.FindAllStringIndex(reason, -1) { // spec ids stay whole
+		b.WriteString(patternOf(reason[last:m[0]]))
+		b.WriteString(reason[m[0]:m[1]])
+		last = m[1]
 	}
-	return reason
+	b.WriteString(patternOf(reason[last:]))
+	return b.String()
+}
+
+func patternOf(s string) string {
+	for _, r := range patternRules {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
 }

@@ -39,7 +39,12 @@ var demands = map[model.Invariant]string{
 // how often, the clearest case in the run's numbering, what its flow shows
 // (the crashes and reconnects inside it, and a copy the client already
 // had), and what it explains.
-func reading(f *Finding, h *model.History) string {
+func reading(f *Finding, h *model.History, cut boundCut) string {
+	if f.Subject == CutSubject {
+		return fmt.Sprintf("The tester stopped waiting at its -liveness bound while the subjects were still delivering: %d deliveries in the last second before it gave up. "+
+			"The violations listed under this finding concern messages and packets that were still moving in the liveness phase; the history ends before they could settle, so it does not show them lost or unanswered. "+
+			"This is a limit of the run, not a finding against the broker or its clients: rerun with a longer -liveness to judge them.", cut.deliveries)
+	}
 	var b strings.Builder
 	b.WriteString(demands[f.Invariant])
 	c := &f.Occurrences[f.Clearest]
@@ -151,6 +156,11 @@ func lossBlame(f *Finding, h *model.History, c *model.Violation) string {
 		return ""
 	}
 	switch {
+	case strings.HasSuffix(f.Pattern, "["+ShapeNotPublished+"]"):
+		return "Its publisher's application handed the message over and the publisher never sent it to the broker: the publisher lost it, not the broker."
+	case strings.HasSuffix(f.Pattern, "["+ShapeRefused+"]"):
+		return "The broker refused the message: it answered its publisher's PUBLISH with a reason code of 0x80 or more (0x97 is Quota exceeded) and never acknowledged it. " +
+			"The spec lets a broker refuse a message it cannot take, and a refused message is owed to no one: this is not a loss the broker promised against, but the model counting a message the publisher's application handed over. Read it as a limit of the model, not a finding against the broker."
 	case strings.HasSuffix(f.Pattern, "["+ShapeNeverSent+"]"):
 		return fmt.Sprintf("The broker accepted the message and never sent %s a copy: the broker lost it.", c.Node)
 	case strings.HasSuffix(f.Pattern, "["+ShapeUnacked+"]"):

@@ -14,6 +14,10 @@ const (
 	// whatever the message: the cause misled everything after it on that
 	// client's session.
 	SameClient
+	// Unsettled: the consequence's message or packet was still moving in
+	// the liveness phase of a run cut at its bound (cut.go); link applies
+	// this rule itself, before the others.
+	Unsettled
 )
 
 // Rule says that a violation of Cause explains a violation of one of
@@ -34,8 +38,8 @@ type Rule struct {
 var Rules = []Rule{
 	{model.Retransmit, []model.Invariant{model.QoS2ExactlyOnce, model.Order, model.Overlap}, SameMessage,
 		"a PUBLISH resent where the spec forbids it reaches the receiver as a new message: it is delivered again, out of its order, and reads as another first copy"},
-	{model.PacketIDUnique, []model.Invariant{model.QoS2ExactlyOnce, model.Order, model.NoLoss}, SameMessage,
-		"a packet id reused while in flight makes the receiver take one message for the other: one is dropped as a duplicate or delivered twice"},
+	{model.PacketIDUnique, []model.Invariant{model.QoS2ExactlyOnce, model.Order, model.NoLoss, model.Overlap}, SameMessage,
+		"a packet id reused while in flight makes the receiver take one message for the other: one is dropped as a duplicate or delivered twice, and the message sent again on a new id reads as another first copy"},
 	{model.Overlap, []model.Invariant{model.QoS2ExactlyOnce}, SameMessage,
 		"a second copy of one publication reaches the client as a second delivery"},
 	{model.SessionPresent, []model.Invariant{model.NoLoss, model.QoS2ExactlyOnce, model.Order, model.NoStuck, model.FlowResume, model.Retransmit, model.PubrelAnswered}, SameClient,
@@ -66,4 +70,17 @@ func ruleFor(cause, effect model.Invariant) int {
 		}
 	}
 	return -1
+}
+
+// CutRule is the rule (an index into Rules) that puts the end-of-run
+// violations of a run cut at its liveness bound while it was still
+// delivering under the NoStuck that records the cut (see cut.go): they
+// concern messages and packets still moving when the tester stopped
+// looking, which the history does not show lost.
+var CutRule = len(Rules) - 1
+
+func init() {
+	Rules = append(Rules, Rule{model.NoStuck, []model.Invariant{model.NoLoss, model.FlowResume, model.PubrelAnswered}, Unsettled,
+		"the run was cut at the liveness bound while this message or packet was still moving: the history ends before it could settle"})
+	CutRule = len(Rules) - 1
 }
