@@ -44,7 +44,7 @@ func readGzHistory(t *testing.T, name string) model.History {
 // violation exactly once.
 func groupRecorded(t *testing.T, name string) (model.History, Verdict, []findings.Finding) {
 	h := readGzHistory(t, name)
-	v := Judge(h, model.Uniform(model.FixedPolicy()))
+	v := Judge(h, model.Uniform(model.FixedPolicy()), DefaultTestConfig().Tolerance)
 	fs := findings.Group(&h, v.Violations)
 	want := map[model.Invariant]int{}
 	for _, x := range v.Violations {
