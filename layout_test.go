@@ -30,8 +30,9 @@ var allowed = map[string][]string{
 	"fuzz/codec":       {"engine/packet"}, // its test binary is kept small on purpose (fuzz/ossfuzz_test.go)
 	"fuzz":             {"internal/histpkt", "properties", "sim", "model", "engine", "engine/packet", "pgregory.net/rapid", "github.com/AdaLogics/go-fuzz-headers"},
 	"plots":            {"internal/histpkt", "sim", "model", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/image", "golang.org/x/text"},
-	"seqchart":         {"model"}, // reads a history and a plan's text; knows nothing of the engine
-	"cmd/simrun":       {"live", "findings", "internal/histpkt", "sim", "model", "plots", "seqchart", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/", "github.com/schollz/progressbar", "github.com/mitchellh/colorstring", "github.com/rivo/uniseg"},
+	"brokerfuzz":       {"engine/packet"}, // the wire fuzzer: the codec is its oracle; it starts no broker itself
+	"seqchart":         {"model"},         // reads a history and a plan's text; knows nothing of the engine
+	"cmd/simrun":       {"brokerfuzz", "live", "findings", "internal/histpkt", "sim", "model", "plots", "seqchart", "engine", "engine/packet", "gonum.org/", "codeberg.org/", "git.sr.ht/", "github.com/ajstarks/", "github.com/golang/freetype", "golang.org/x/", "github.com/schollz/progressbar", "github.com/mitchellh/colorstring", "github.com/rivo/uniseg"},
 }
 
 // forbiddenEdge reports the first dependency of pkg that its allow-list does

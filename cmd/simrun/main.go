@@ -85,6 +85,7 @@ func commands() []command {
 		{"merge", "DIR...", "combine the results.jsonl of campaign shards into one summary", (*env).cmdMerge},
 		{"experiment", "NAME [flags] | -list", "run a failure-rate sweep and write CSV, PNG and SVG", (*env).cmdExperiment},
 		{"live", "[flags]", "judge real brokers and clients (processes) under real faults by the same model", (*env).cmdLive},
+		{"fuzz-broker", "[flags]", "fuzz a broker over the wire with the strict codec as the oracle; replay findings", (*env).cmdFuzzBroker},
 		{"broker", "-data DIR [flags]", "serve this project's broker over TCP until signalled; restarts from DIR", (*env).cmdBroker},
 		{"presets", "", "list the engine policy presets", (*env).cmdPresets},
 		{"profiles", "", "list the fault profiles", (*env).cmdProfiles},

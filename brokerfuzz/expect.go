@@ -1,0 +1,231 @@
+package brokerfuzz
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/mqttlab/mqttlab/engine/packet"
+)
+
+// expect is what the spec requires of a broker that receives the case: the
+// codec's verdict on each connection's byte stream, read as a Server reads a
+// Client's (engine/packet's strict stream decoder, version unknown until the
+// CONNECT), plus the one stateful rule a stream decoder cannot see (a second
+// CONNECT). It depends on the case alone, never on a broker.
+type expect struct {
+	conns map[int]*connExpect
+	// sent marks the steps the executor writes: none after a connection's
+	// refused packet or its DISCONNECT (nothing after them is judged).
+	sent []bool
+}
+
+// connExpect is one connection's verdict.
+type connExpect struct {
+	version byte
+	// refused is the index of the step whose bytes the codec refused (-1:
+	// none), with the rule, the v5 reason code, the refused packet's type and
+	// (best effort, from its raw bytes) packet id.
+	refused int
+	rule    string
+	reason  packet.ReasonCode
+	msg     string
+	typ     packet.Type
+	id      uint16
+	idOK    bool
+	marker  string // the refused step's PUBLISH or will marker, if any
+	// requests are the valid packets before the refusal that the spec
+	// requires an answer to.
+	requests []request
+	// disconnected: the client sent a valid DISCONNECT.
+	disconnected bool
+}
+
+// request is a valid packet that must be answered with a packet of type
+// want (and packet id id, where the type has one).
+type request struct {
+	step int
+	want packet.Type
+	id   uint16
+}
+
+// expectOf judges a case with the codec.
+func expectOf(c Case) *expect {
+	e := &expect{conns: map[int]*connExpect{}, sent: make([]bool, len(c.Steps))}
+	decs := map[int]*packet.Decoder{}
+	streams := map[int][]byte{} // each connection's bytes so far
+	used := map[int]int{}       // the bytes its decoded packets took
+	connected := map[int]bool{}
+	for i, st := range c.Steps {
+		ce := e.conns[st.Conn]
+		if ce == nil {
+			ce = &connExpect{version: st.Version, refused: -1}
+			e.conns[st.Conn] = ce
+			decs[st.Conn] = packet.NewDecoder(0, 0)
+		}
+		if ce.refused >= 0 || ce.disconnected {
+			continue
+		}
+		e.sent[i] = true
+		d := decs[st.Conn]
+		d.Feed(st.Data)
+		streams[st.Conn] = append(streams[st.Conn], st.Data...)
+		for {
+			p, err := d.Next()
+			if err != nil {
+				ce.refuse(i, streams[st.Conn][used[st.Conn]:], err)
+				break
+			}
+			if p == nil {
+				break
+			}
+			if _, ok := p.(*packet.Connect); ok && connected[st.Conn] {
+				ce.refuse(i, streams[st.Conn][used[st.Conn]:], &packet.Error{Rule: "MQTT-3.1.0-2", Reason: packet.ProtocolError, Msg: "a second CONNECT on one connection"})
+				break
+			}
+			used[st.Conn] += d.LastSize()
+			if _, ok := p.(*packet.Connect); ok {
+				connected[st.Conn] = true
+			}
+			if ce.want(i, p) {
+				break // DISCONNECT: nothing after it is sent
+			}
+		}
+	}
+	return e
+}
+
+// refuse records the codec's refusal at step i of the packet that starts
+// data (the connection's bytes from the refused packet on).
+func (ce *connExpect) refuse(i int, data []byte, err error) {
+	ce.refused = i
+	var pe *packet.Error
+	if errors.As(err, &pe) {
+		ce.rule, ce.reason, ce.msg = pe.Rule, pe.Reason, pe.Msg
+	} else {
+		ce.rule, ce.reason, ce.msg = "§2", packet.MalformedPacket, err.Error()
+	}
+	if len(data) > 0 {
+		ce.typ = packet.Type(data[0] >> 4)
+	}
+	ce.id, ce.idOK = rawID(data)
+	for _, r := range ce.requests { // an id another request uses cannot name this one's answer
+		if r.id == ce.id {
+			ce.idOK = false
+		}
+	}
+	ce.marker = markerIn(data)
+}
+
+// want records the answer p requires; it reports a DISCONNECT.
+func (ce *connExpect) want(i int, p packet.Packet) bool {
+	add := func(t packet.Type, id uint16) { ce.requests = append(ce.requests, request{step: i, want: t, id: id}) }
+	switch p := p.(type) {
+	case *packet.Connect:
+		add(packet.CONNACK, 0)
+	case *packet.Publish:
+		switch p.QoS {
+		case 1:
+			add(packet.PUBACK, p.PacketID)
+		case 2:
+			add(packet.PUBREC, p.PacketID)
+		}
+	case *packet.Pubrel:
+		add(packet.PUBCOMP, p.PacketID)
+	case *packet.Subscribe:
+		add(packet.SUBACK, p.PacketID)
+	case *packet.Unsubscribe:
+		add(packet.UNSUBACK, p.PacketID)
+	case *packet.Pingreq:
+		add(packet.PINGRESP, 0)
+	case *packet.Disconnect:
+		ce.disconnected = true
+		return true
+	}
+	return false
+}
+
+// rawID reads the packet id of the packet that starts data from its raw
+// bytes, as the generator wrote it (no validation: the packet may be
+// malformed). ok is false where the type has no id or the bytes are short.
+func rawID(data []byte) (id uint16, ok bool) {
+	if len(data) < 2 {
+		return 0, false
+	}
+	body := data[1:]
+	for len(body) > 0 && body[0]&0x80 != 0 { // skip the Remaining Length
+		body = body[1:]
+	}
+	if len(body) == 0 {
+		return 0, false
+	}
+	body = body[1:]
+	switch packet.Type(data[0] >> 4) {
+	case packet.PUBLISH:
+		if data[0]&0x06 == 0 || len(body) < 2 {
+			return 0, false
+		}
+		n := int(body[0])<<8 | int(body[1])
+		if len(body) < 2+n+2 {
+			return 0, false
+		}
+		return uint16(body[2+n])<<8 | uint16(body[3+n]), true
+	case packet.PUBACK, packet.PUBREC, packet.PUBREL, packet.PUBCOMP, packet.SUBSCRIBE, packet.UNSUBSCRIBE:
+		if len(body) < 2 {
+			return 0, false
+		}
+		return uint16(body[0])<<8 | uint16(body[1]), true
+	}
+	return 0, false
+}
+
+// markerIn returns the first marker in data ("" if none).
+func markerIn(data []byte) string {
+	s := string(data)
+	i := strings.Index(s, markerPrefix)
+	if i < 0 {
+		return ""
+	}
+	j := i + len(markerPrefix)
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'f' || s[j] == '-') {
+		j++
+	}
+	return s[i:j]
+}
+
+// closeRule is the statement that a Server closes the connection on a
+// packet it refuses, in the numbering of version v.
+func closeRule(v byte) string {
+	if v == 5 {
+		return "MQTT-4.13.1-1"
+	}
+	return "MQTT-4.8.0-1"
+}
+
+// answerRule is the statement that requires answering a request with want.
+func answerRule(v byte, want packet.Type) string {
+	v5 := v == 5
+	switch want {
+	case packet.PUBACK:
+		if v5 {
+			return "MQTT-4.3.2-4"
+		}
+		return "MQTT-4.3.2-2"
+	case packet.PUBREC:
+		if v5 {
+			return "MQTT-4.3.3-8"
+		}
+		return "MQTT-4.3.3-2"
+	case packet.PUBCOMP:
+		if v5 {
+			return "MQTT-4.3.3-11"
+		}
+		return "MQTT-4.3.3-2"
+	case packet.SUBACK:
+		return "MQTT-3.8.4-1"
+	case packet.UNSUBACK:
+		return "MQTT-3.10.4-4"
+	case packet.PINGRESP:
+		return "MQTT-3.12.4-1"
+	}
+	return "§3.1.4"
+}

@@ -1,0 +1,348 @@
+package brokerfuzz
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Config configures a fuzzing run.
+type Config struct {
+	// Seed selects the cases: case i of a run is a function of Seed, i and
+	// the corpus the run grew; a finding's replay file needs neither.
+	Seed uint64
+	// Duration and Execs bound the run (the first reached ends it; zero:
+	// no bound of that kind, but one of them must be set).
+	Duration time.Duration
+	Execs    int
+	Timing   Timing
+	// Reference, if set, is a second broker every case also runs against
+	// (differential): each finding says whether the reference broke the
+	// same rule on the same case.
+	Reference *Target
+	// Restart starts a managed target again after it crashed or hung (nil:
+	// the run ends at the first crash or hang).
+	Restart func() error
+	// Usage samples the managed target's resident memory (bytes) and open
+	// file descriptors (nil: the growth oracle is off).
+	Usage func() (rss, fds int64, err error)
+	// ShrinkBudget bounds the minimisation of each finding (default 60 s).
+	ShrinkBudget time.Duration
+	// Progress, if set, is called about every 2 s and at the end.
+	Progress func(Progress)
+}
+
+// Progress is a running count, for a progress line.
+type Progress struct {
+	Execs, Corpus, Findings int
+	Elapsed                 time.Duration
+	Shrinking               string
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Target      string        `json:"target"`
+	Reference   string        `json:"reference,omitempty"`
+	Seed        uint64        `json:"seed"`
+	Execs       int           `json:"execs"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	Corpus      int           `json:"corpus"`
+	Interrupted bool          `json:"interrupted"`
+	Findings    []*Finding    `json:"findings"`
+	// RefFindings are the reference broker's own violations, grouped.
+	RefFindings []*Finding `json:"reference_findings,omitempty"`
+	Usage       []string   `json:"usage,omitempty"`
+}
+
+// Finding groups the violations of one cause (Violation.Key).
+type Finding struct {
+	Key    string `json:"key"`
+	Oracle string `json:"oracle"`
+	Rule   string `json:"rule"`
+	Cause  string `json:"cause,omitempty"`
+	Packet string `json:"packet,omitempty"`
+	Count  int    `json:"count"`
+	// First is the first violation, on case FirstCase.
+	First     Violation `json:"first"`
+	FirstCase Case      `json:"-"`
+	// Min is the shrunk case that still trips the same oracle and rule,
+	// with its violation.
+	Min          Case      `json:"-"`
+	MinViolation Violation `json:"min_violation"`
+	MinSteps     int       `json:"min_steps"`
+	// Causes counts the codec's rules of the refused packets behind the
+	// violations; CauseCases keeps the first case of each.
+	Causes     map[string]int  `json:"causes,omitempty"`
+	CauseCases map[string]Case `json:"-"`
+	// Reference says what the reference broker did with Min: "same" (it
+	// broke the same rule), "kept" (it did not), "" (no reference).
+	Reference string `json:"reference,omitempty"`
+	// File is the replay file's path once written.
+	File string `json:"file,omitempty"`
+}
+
+// Fuzz runs cases against t until the bounds or ctx end it.
+func Fuzz(ctx context.Context, t Target, cfg Config) (*Report, error) {
+	if cfg.Duration <= 0 && cfg.Execs <= 0 {
+		return nil, fmt.Errorf("brokerfuzz: set a duration or a number of executions")
+	}
+	if cfg.ShrinkBudget <= 0 {
+		cfg.ShrinkBudget = 60 * time.Second
+	}
+	f := &fuzzer{cfg: cfg, r: &runner{t: t, tm: cfg.Timing.orDefault()}, rand: rand.New(rand.NewPCG(cfg.Seed, 0x636f72707573)),
+		seen: map[uint64]bool{}, byKey: map[string]*Finding{}, refByKey: map[string]*Finding{}, start: time.Now()}
+	if cfg.Reference != nil {
+		f.ref = &runner{t: *cfg.Reference, tm: f.r.tm}
+	}
+	rep := &Report{Target: t.Name, Seed: cfg.Seed}
+	if cfg.Reference != nil {
+		rep.Reference = cfg.Reference.Name
+	}
+	err := f.loop(ctx, rep)
+	rep.Execs, rep.Elapsed, rep.Corpus = f.execs, time.Since(f.start), len(f.corpus)
+	rep.Interrupted = ctx.Err() != nil
+	rep.Findings, rep.RefFindings = sorted(f.byKey), sorted(f.refByKey)
+	f.progress("")
+	return rep, err
+}
+
+// fuzzer is one run's state.
+type fuzzer struct {
+	cfg      Config
+	r, ref   *runner
+	rand     *rand.Rand
+	corpus   []Case
+	seen     map[uint64]bool
+	byKey    map[string]*Finding
+	refByKey map[string]*Finding
+	execs    int
+	start    time.Time
+	lastProg time.Time
+}
+
+// corpusMax bounds the corpus of behaviourally new cases.
+const corpusMax = 512
+
+func (f *fuzzer) loop(ctx context.Context, rep *Report) error {
+	var base [2]int64
+	for ctx.Err() == nil && !f.done() {
+		c := f.next()
+		vs, sig, err := f.exec(f.r, c)
+		if err != nil && len(vs) == 0 {
+			return err
+		}
+		f.execs++
+		if !f.seen[sig] {
+			f.seen[sig] = true
+			if len(f.corpus) < corpusMax {
+				f.corpus = append(f.corpus, c)
+			}
+		}
+		if err := f.record(ctx, f.byKey, f.r, c, vs); err != nil {
+			return err
+		}
+		if f.ref != nil {
+			if rvs, _, err := f.exec(f.ref, c); err == nil {
+				_ = f.record(ctx, f.refByKey, f.ref, c, rvs)
+			}
+		}
+		f.usage(rep, &base)
+		f.progress("")
+	}
+	f.usageEnd(rep, base)
+	return nil
+}
+
+// done reports whether a bound was reached.
+func (f *fuzzer) done() bool {
+	return f.cfg.Execs > 0 && f.execs >= f.cfg.Execs || f.cfg.Duration > 0 && time.Since(f.start) >= f.cfg.Duration
+}
+
+// next is the next case: a fresh one from the seed, or (half the time once
+// the corpus has cases) a corpus case changed.
+func (f *fuzzer) next() Case {
+	if len(f.corpus) == 0 || f.rand.IntN(2) == 0 {
+		return Generate(f.rand.Uint64())
+	}
+	return mutateCase(f.corpus[f.rand.IntN(len(f.corpus))], f.rand)
+}
+
+// exec runs c on r and judges it; a crash or hang restarts a managed
+// broker. sig is the run's behaviour signature.
+func (f *fuzzer) exec(r *runner, c Case) ([]Violation, uint64, error) {
+	e := expectOf(c)
+	obs, err := r.run(c, e)
+	vs := judge(c, e, obs)
+	if obs.crashed != "" || obs.hung != "" {
+		if r == f.r && f.cfg.Restart != nil {
+			if rerr := f.cfg.Restart(); rerr != nil {
+				return vs, 0, fmt.Errorf("restart the broker after %s: %w", vs[0].Oracle, rerr)
+			}
+			return vs, signature(c, e, obs), nil
+		}
+		return vs, 0, fmt.Errorf("the broker %s", map[bool]string{true: "crashed", false: "hung"}[obs.crashed != ""])
+	}
+	if err != nil {
+		return vs, 0, err
+	}
+	return vs, signature(c, e, obs), nil
+}
+
+// record counts vs into the findings; a new key is shrunk.
+func (f *fuzzer) record(ctx context.Context, into map[string]*Finding, r *runner, c Case, vs []Violation) error {
+	for _, v := range vs {
+		k := v.Key()
+		if fd := into[k]; fd != nil {
+			fd.Count++
+			fd.addCause(v, c)
+			continue
+		}
+		fd := &Finding{Key: k, Oracle: v.Oracle, Rule: v.Rule, Cause: v.Cause, Packet: v.Packet, Count: 1, First: v, FirstCase: c}
+		fd.addCause(v, c)
+		into[k] = fd
+		f.progress("shrinking " + k)
+		fd.Min, fd.MinViolation = f.shrink(ctx, r, c, v)
+		fd.MinSteps = len(fd.Min.Steps)
+		if r == f.r && f.ref != nil {
+			fd.Reference = "kept"
+			if rvs, _, err := f.exec(f.ref, fd.Min); err == nil && hasKey(rvs, k) {
+				fd.Reference = "same"
+			}
+		}
+	}
+	return nil
+}
+
+// addCause counts v's codec rule.
+func (fd *Finding) addCause(v Violation, c Case) {
+	if v.Cause == "" {
+		return
+	}
+	if fd.Causes == nil {
+		fd.Causes, fd.CauseCases = map[string]int{}, map[string]Case{}
+	}
+	if fd.Causes[v.Cause] == 0 {
+		fd.CauseCases[v.Cause] = c
+	}
+	fd.Causes[v.Cause]++
+}
+
+// signature hashes what the broker did with each step: the behaviour the
+// corpus keeps one case of.
+func signature(c Case, e *expect, obs *observation) uint64 {
+	h := fnv.New64a()
+	for i, st := range c.Steps {
+		if !e.sent[i] || len(st.Data) == 0 {
+			continue
+		}
+		fmt.Fprintf(h, "%d:%x;", st.Conn, st.Data[0]>>4)
+	}
+	conns := make([]int, 0, len(e.conns))
+	for conn := range e.conns {
+		conns = append(conns, conn)
+	}
+	sort.Ints(conns)
+	for _, conn := range conns {
+		ce := e.conns[conn]
+		fmt.Fprintf(h, "|%s", ce.rule)
+		if co := obs.conns[conn]; co != nil {
+			co.mu.Lock()
+			for _, p := range co.recv {
+				fmt.Fprintf(h, ",%d/%x", p.typ, byte(p.reason))
+			}
+			fmt.Fprintf(h, "!%v", co.closed)
+			co.mu.Unlock()
+		}
+	}
+	return h.Sum64()
+}
+
+// hasKey reports whether vs has a violation of key k.
+func hasKey(vs []Violation, k string) bool {
+	for _, v := range vs {
+		if v.Key() == k {
+			return true
+		}
+	}
+	return false
+}
+
+// sorted lists findings by oracle, then key.
+func sorted(m map[string]*Finding) []*Finding {
+	out := make([]*Finding, 0, len(m))
+	for _, fd := range m {
+		out = append(out, fd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// progress reports at most every 2 s (always when what is set).
+func (f *fuzzer) progress(what string) {
+	if f.cfg.Progress == nil || what == "" && time.Since(f.lastProg) < 2*time.Second {
+		return
+	}
+	f.lastProg = time.Now()
+	f.cfg.Progress(Progress{Execs: f.execs, Corpus: len(f.corpus), Findings: len(f.byKey), Elapsed: time.Since(f.start), Shrinking: what})
+}
+
+// mutateCase changes a corpus case: one step's bytes damaged, a step
+// dropped, doubled or moved, or one step of a fresh case spliced in.
+func mutateCase(c Case, r *rand.Rand) Case {
+	steps := append([]Step(nil), c.Steps...)
+	i := r.IntN(len(steps))
+	switch r.IntN(5) {
+	case 0:
+		g := &gen{r: r}
+		steps[i].Data, steps[i].Note = g.damage(steps[i].Data), steps[i].Note+" [bytes damaged]"
+	case 1:
+		if len(steps) > 1 {
+			steps = append(steps[:i:i], steps[i+1:]...)
+		}
+	case 2:
+		steps = append(steps[:i+1:i+1], steps[i:]...)
+	case 3:
+		j := r.IntN(len(steps))
+		steps[i], steps[j] = steps[j], steps[i]
+	default:
+		fresh := Generate(r.Uint64())
+		s := fresh.Steps[r.IntN(len(fresh.Steps))]
+		s.Conn, s.Version = steps[i].Conn, steps[i].Version
+		steps = append(steps[:i:i], append([]Step{s}, steps[i:]...)...)
+	}
+	return Case{Steps: steps}
+}
+
+// Replay runs one case against t and judges it (no restart, no shrink).
+func Replay(t Target, c Case, tm Timing) ([]Violation, error) {
+	r := &runner{t: t, tm: tm.orDefault()}
+	e := expectOf(c)
+	obs, err := r.run(c, e)
+	return judge(c, e, obs), err
+}
+
+// String is the finding's one line.
+func (fd *Finding) String() string {
+	ref := ""
+	if fd.Reference != "" {
+		ref = ", reference: " + fd.Reference
+	}
+	return fmt.Sprintf("%-14s [%s] %s%s: %d times, shrunk to %d steps%s", fd.Oracle, fd.Rule, strings.TrimSpace(fd.Packet), fd.causeText(), fd.Count, fd.MinSteps, ref)
+}
+
+// causeText lists the codec's rules behind the finding.
+func (fd *Finding) causeText() string {
+	if len(fd.Causes) == 0 {
+		return ""
+	}
+	var cs []string
+	for c := range fd.Causes {
+		cs = append(cs, c)
+	}
+	sort.Strings(cs)
+	return " refused for [" + strings.Join(cs, "] [") + "]"
+}
