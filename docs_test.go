@@ -158,7 +158,8 @@ const commandTimeout = 3 * time.Minute
 // TestDocCommands runs every runnable command of README.md and docs/*.md with
 // a freshly built simrun first on PATH, each file's commands in order in a
 // fresh directory holding copies of docFixtures, and checks each exits with
-// the status its comment promises (0 when it says none).
+// the status its comment promises (0 when it says none). The files run in
+// parallel, their commands in order.
 func TestDocCommands(t *testing.T) {
 	bin := t.TempDir()
 	build := exec.Command(goTool(), "build", "-o", filepath.Join(bin, "simrun"), "./cmd/simrun")
@@ -181,6 +182,7 @@ func TestDocCommands(t *testing.T) {
 		}
 		ran += len(cmds)
 		t.Run(file, func(t *testing.T) {
+			t.Parallel() // the files' directories are apart; live runs mostly wait
 			dir := t.TempDir()
 			for _, fx := range docFixtures {
 				copyTree(t, fx, filepath.Join(dir, fx))
