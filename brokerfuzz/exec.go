@@ -83,6 +83,7 @@ type observation struct {
 	watch   []string // markers the watching subscriber received
 	crashed string   // the broker's process ended: how
 	hung    string   // the liveness probe failed: how
+	tm      Timing   // the bounds it ran with
 }
 
 // runner executes cases against one target.
@@ -100,7 +101,7 @@ var errWatcher = errors.New("the watching subscriber could not subscribe")
 // run executes c and observes the broker.
 func (r *runner) run(c Case, e *expect) (*observation, error) {
 	n := r.n.Add(1)
-	obs := &observation{conns: map[int]*connObs{}}
+	obs := &observation{conns: map[int]*connObs{}, tm: r.tm}
 	w, err := r.watch(n, obs)
 	if err != nil {
 		obs.probe(r, n)

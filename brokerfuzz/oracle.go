@@ -80,12 +80,12 @@ func judge(c Case, e *expect, obs *observation) []Violation {
 		}
 		if ce.refused >= 0 {
 			if normative(ce.rule) {
-				out = append(out, refusedOracles(c, ce, co, conn, watched)...)
+				out = append(out, refusedOracles(c, ce, co, conn, watched, obs.tm)...)
 			}
 		} else if !ce.disconnected && !co.isClosed() {
 			for _, q := range co.unanswered(ce.requests) {
 				out = append(out, Violation{Oracle: OracleUnanswered, Rule: answerRule(ce.version, q.want), Packet: requestOf(q.want), Conn: conn, Step: q.step,
-					Detail: fmt.Sprintf("conn %d: %s of step %d got no %s (id %d) in %v, and the connection stayed open", conn, requestOf(q.want), q.step+1, q.want, q.id, DefaultTiming.Answer)})
+					Detail: fmt.Sprintf("conn %d: %s of step %d got no %s (id %d) in %v, and the connection stayed open", conn, requestOf(q.want), q.step+1, q.want, q.id, obs.tm.Answer)})
 			}
 		}
 	}
@@ -102,14 +102,14 @@ func normative(rule string) bool { return strings.HasPrefix(rule, "MQTT-") }
 
 // refusedOracles judges a connection whose packet at ce.refused the codec
 // refused.
-func refusedOracles(c Case, ce *connExpect, co *connObs, conn int, watched []string) []Violation {
+func refusedOracles(c Case, ce *connExpect, co *connObs, conn int, watched []string, tm Timing) []Violation {
 	var out []Violation
 	v := func(oracle, rule, detail string) Violation {
 		return Violation{Oracle: oracle, Rule: rule, Cause: ce.rule, Packet: ce.typ.String(), Conn: conn, Step: ce.refused,
 			Detail: fmt.Sprintf("conn %d step %d (%s): the codec refuses it [%s] %s; %s", conn, ce.refused+1, c.Steps[ce.refused].Note, ce.rule, ce.msg, detail)}
 	}
 	if !co.isClosed() {
-		out = append(out, v(OracleLeftOpen, closeRule(ce.version), "the connection was still open "+DefaultTiming.Close.String()+" later"))
+		out = append(out, v(OracleLeftOpen, closeRule(ce.version), "the connection was still open "+tm.Close.String()+" later"))
 	}
 	if ack := answered(ce, co); ack != "" {
 		out = append(out, v(OracleAnswered, closeRule(ce.version), "the broker answered it with "+ack))
