@@ -25,7 +25,7 @@ import (
 // written, from the repository root's point of view, with simrun on PATH.
 // Each line is one command (a trailing backslash continues it), run by
 // sh -c; a line starting with # is a comment. A command must exit 0 unless
-// its comment says "exit N".
+// its comment, or a comment line just before it, says "exit N".
 
 // docCommand is one runnable command of a doc file.
 type docCommand struct {
@@ -68,6 +68,7 @@ func runnableCommands(text string) ([]docCommand, error) {
 	lines := strings.Split(text, "\n")
 	open := 0 // line of the open runnable fence, 0 outside one
 	var cur *docCommand
+	pending := -1 // the exit status a comment line promised the next command
 	for i, raw := range lines {
 		line := strings.TrimRight(raw, " \t\r")
 		switch {
@@ -85,7 +86,13 @@ func runnableCommands(text string) ([]docCommand, error) {
 		}
 		if cur == nil {
 			trimmed := strings.TrimSpace(line)
-			if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			if trimmed == "" {
+				continue
+			}
+			if strings.HasPrefix(trimmed, "#") {
+				if m := exitComment.FindStringSubmatch(trimmed); m != nil {
+					pending, _ = strconv.Atoi(m[1])
+				}
 				continue
 			}
 			cur = &docCommand{line: i + 1}
@@ -98,9 +105,11 @@ func runnableCommands(text string) ([]docCommand, error) {
 		cur.text = strings.TrimSpace(cur.text)
 		if m := exitComment.FindStringSubmatch(shellComment(cur.text)); m != nil {
 			cur.exit, _ = strconv.Atoi(m[1])
+		} else if pending >= 0 {
+			cur.exit = pending
 		}
 		cmds = append(cmds, *cur)
-		cur = nil
+		cur, pending = nil, -1
 	}
 	if open != 0 {
 		return nil, fmt.Errorf("line %d: runnable block never closed", open)
@@ -122,6 +131,8 @@ func TestRunnableCommandsParse(t *testing.T) {
 		{"a # inside a word is no comment", "```sh runnable\nsimrun run -workload a#exit 1\n```", []docCommand{{2, "simrun run -workload a#exit 1", 0}}, false},
 		{"a # inside quotes is no comment", "```sh runnable\nsimrun live -subscriber 'sub -t a/# exit 3'\n```", []docCommand{{2, "simrun live -subscriber 'sub -t a/# exit 3'", 0}}, false},
 		{"continuation lines", "```sh runnable\nsimrun live \\\n    -seed 3   # exit 2\n```", []docCommand{{2, "simrun live      -seed 3   # exit 2", 2}}, false},
+		{"exit status from the comment line before", "```sh runnable\n# exit 1: the canary\nsimrun fuzz-broker\n# and then\nsimrun run\n```", []docCommand{{3, "simrun fuzz-broker", 1}, {5, "simrun run", 0}}, false},
+		{"the command's own comment wins", "```sh runnable\n# exit 1\nsimrun run   # exit 2\n```", []docCommand{{3, "simrun run   # exit 2", 2}}, false},
 		{"two blocks", "```sh runnable\na\n```\ntext\n```sh runnable\nb # exit 130\n```", []docCommand{{2, "a", 0}, {6, "b # exit 130", 130}}, false},
 		{"unclosed block", "```sh runnable\na\n", nil, true},
 		{"block ends mid-command", "```sh runnable\na \\\n```\n", nil, true},
