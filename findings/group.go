@@ -215,17 +215,11 @@ func (g *grouper) link() {
 	g.cut = cut
 	for i := range g.vs {
 		v := &g.vs[i]
-		if cut.stuck >= 0 {
-			if v.Invariant == model.NoStuck {
-				continue // the cut itself: a root
-			}
-			if cut.unsettled(g, i) {
-				g.parent[i], g.rule[i] = cut.stuck, CutRule
-				continue
-			}
+		if cut.stuck >= 0 && v.Invariant == model.NoStuck {
+			continue // the cut itself: a root
 		}
 		for ri, r := range Rules {
-			if !slices.Contains(r.Effects, v.Invariant) {
+			if ri == CutRule || !slices.Contains(r.Effects, v.Invariant) {
 				continue
 			}
 			c := g.earliestCause(first[ri], r.Scope, i)
@@ -233,6 +227,9 @@ func (g *grouper) link() {
 				g.parent[i], g.rule[i] = c, ri
 				break
 			}
+		}
+		if g.parent[i] < 0 && cut.stuck >= 0 && cut.unsettled(g, i) {
+			g.parent[i], g.rule[i] = cut.stuck, CutRule // a subject's cause first, the cut else
 		}
 	}
 }
