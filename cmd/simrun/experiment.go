@@ -55,7 +55,7 @@ func (e *env) cmdExperiment(args []string) int {
 }
 
 // runAllExperiments runs every experiment in registry order into one
-// directory: the one command that regenerates the README's charts.
+// directory: the one command that regenerates docs/experiments.
 func (e *env) runAllExperiments(cfg plots.Config, out string) int {
 	for _, exp := range plots.Experiments() {
 		if code := e.runExperiment(exp, cfg, out); code != exitOK {

@@ -9,7 +9,7 @@ import "runtime/debug"
 // world, scanning stacks, write barriers while it marks) become a large share
 // of a seed. Letting the heap grow to five times the live data between
 // cycles costs tens of megabytes per worker and buys the throughput the
-// README's performance section reports. The library (package sim) leaves
+// docs/performance.md reports. The library (package sim) leaves
 // the collector alone: only the command, which owns the process, tunes it.
 const gcPercent = 400
 

@@ -119,7 +119,7 @@ func TestLiveUsage(t *testing.T) {
 }
 
 // mosquittoSub and mosquittoPub are the external client templates of the
-// tests and the README: Debian's mosquitto_sub as a persistent subscriber
+// tests and docs/live.md: Debian's mosquitto_sub as a persistent subscriber
 // with a fixed client id, mosquitto_pub once per message.
 const (
 	mosquittoSub = "mosquitto_sub -h 127.0.0.1 -p {port} -c -i {id} -q {qos} -t {topic} -v"
