@@ -33,6 +33,10 @@ type connExpect struct {
 	id      uint16
 	idOK    bool
 	marker  string // the refused step's PUBLISH or will marker, if any
+	// whole: the refused packet's bytes were all sent (or its fixed header
+	// is itself malformed). A broker cannot be held to refuse a packet it
+	// has only the start of: it may wait for the rest before reading it.
+	whole bool
 	// requests are the valid packets before the refusal that the spec
 	// requires an answer to.
 	requests []request
@@ -107,6 +111,7 @@ func (ce *connExpect) refuse(i int, data []byte, err error) {
 	if len(data) > 0 {
 		ce.typ = packet.Type(data[0] >> 4)
 	}
+	ce.whole = wholePacket(data)
 	ce.id, ce.idOK = rawID(data)
 	for _, r := range ce.requests { // an id another request uses cannot name this one's answer
 		if r.id == ce.id {
@@ -142,6 +147,22 @@ func (ce *connExpect) want(i int, p packet.Packet) bool {
 		return true
 	}
 	return false
+}
+
+// wholePacket reports whether data holds the whole packet that starts it
+// (fixed header and the body its Remaining Length announces), or a fixed
+// header that is malformed in itself (four continuation bytes: a fifth
+// Remaining Length byte is refused from the header alone).
+func wholePacket(data []byte) bool {
+	n, mult := 0, 1
+	for i := 1; i < len(data) && i <= 4; i++ {
+		n += int(data[i]&0x7f) * mult
+		mult *= 128
+		if data[i]&0x80 == 0 {
+			return len(data) >= 1+i+n
+		}
+	}
+	return len(data) >= 5
 }
 
 // rawID reads the packet id of the packet that starts data from its raw

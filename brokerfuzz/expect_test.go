@@ -139,3 +139,24 @@ func TestRawID(t *testing.T) {
 		}
 	}
 }
+
+// TestWholePacket: a refused packet is judged only once all its bytes were
+// sent (or its fixed header is malformed in itself).
+func TestWholePacket(t *testing.T) {
+	for _, c := range []struct {
+		data []byte
+		want bool
+	}{
+		{[]byte{0x23}, false},                        // a header byte alone
+		{[]byte{0xf2, 0xc0, 0x00}, false},            // 64 bytes announced, none sent
+		{[]byte{0xc2, 0x00}, true},                   // PINGREQ with flags: whole
+		{[]byte{0x30, 0x03, 0, 1, '#'}, true},        // PUBLISH "#": whole
+		{[]byte{0xc0, 0x80, 0x80, 0x80, 0x80}, true}, // a fifth Remaining Length byte is due
+		{[]byte{0xc0, 0x80, 0x80}, false},            // the Remaining Length is not over yet
+		{[]byte{0x30, 0x05, 0, 3, 'a', '/', '#'}, true},
+	} {
+		if got := wholePacket(c.data); got != c.want {
+			t.Errorf("% x: %v, want %v", c.data, got, c.want)
+		}
+	}
+}

@@ -74,10 +74,12 @@ type Finding struct {
 	Min          Case      `json:"-"`
 	MinViolation Violation `json:"min_violation"`
 	MinSteps     int       `json:"min_steps"`
-	// Causes counts the codec's rules of the refused packets behind the
-	// violations; CauseCases keeps the first case of each.
-	Causes     map[string]int  `json:"causes,omitempty"`
-	CauseCases map[string]Case `json:"-"`
+	// Oracles, Packets and Causes count the violations by oracle, by the
+	// type of the packet at stake and by the codec's rule (as numbered in
+	// the connection's version).
+	Oracles map[string]int `json:"oracles"`
+	Packets map[string]int `json:"packets,omitempty"`
+	Causes  map[string]int `json:"causes,omitempty"`
 	// Reference says what the reference broker did with Min: "same" (it
 	// broke the same rule), "kept" (it did not), "" (no reference).
 	Reference string `json:"reference,omitempty"`
@@ -217,18 +219,18 @@ func (f *fuzzer) record(ctx context.Context, into map[string]*Finding, r *runner
 	return nil
 }
 
-// addCause counts v's codec rule.
+// addCause counts v by oracle, packet type and codec rule.
 func (fd *Finding) addCause(v Violation, c Case) {
-	if v.Cause == "" {
-		return
+	if fd.Oracles == nil {
+		fd.Oracles, fd.Packets, fd.Causes = map[string]int{}, map[string]int{}, map[string]int{}
 	}
-	if fd.Causes == nil {
-		fd.Causes, fd.CauseCases = map[string]int{}, map[string]Case{}
+	fd.Oracles[v.Oracle]++
+	if p := strings.TrimSpace(v.Packet); p != "" {
+		fd.Packets[p]++
 	}
-	if fd.Causes[v.Cause] == 0 {
-		fd.CauseCases[v.Cause] = c
+	if v.Cause != "" {
+		fd.Causes[v.Cause]++
 	}
-	fd.Causes[v.Cause]++
 }
 
 // signature hashes what the broker did with each step: the behaviour the
@@ -331,18 +333,45 @@ func (fd *Finding) String() string {
 	if fd.Reference != "" {
 		ref = ", reference: " + fd.Reference
 	}
-	return fmt.Sprintf("%-14s [%s] %s%s: %d times, shrunk to %d steps%s", fd.Oracle, fd.Rule, strings.TrimSpace(fd.Packet), fd.causeText(), fd.Count, fd.MinSteps, ref)
+	return fmt.Sprintf("%s: %s; %s: %d times, shrunk to %d steps%s", fd.Title(), counts(fd.Oracles), strings.Join(keys(fd.Packets), " "), fd.Count, fd.MinSteps, ref)
 }
 
-// causeText lists the codec's rules behind the finding.
-func (fd *Finding) causeText() string {
-	if len(fd.Causes) == 0 {
-		return ""
+// Title names the finding: the rule a broker did not enforce, or the
+// oracle and its rule.
+func (fd *Finding) Title() string {
+	if fd.Cause == "" {
+		return fmt.Sprintf("%s [%s]", fd.Oracle, fd.Rule)
 	}
-	var cs []string
-	for c := range fd.Causes {
-		cs = append(cs, c)
+	t := fd.Key
+	for _, c := range keys(fd.Causes) {
+		if c != strings.Trim(strings.TrimPrefix(fd.Key, "not enforced "), "[]") {
+			t += " (3.1.1 [" + c + "])"
+		}
 	}
-	sort.Strings(cs)
-	return " refused for [" + strings.Join(cs, "] [") + "]"
+	return t
+}
+
+// Slug names the finding in a file name.
+func (fd *Finding) Slug() string {
+	r := strings.NewReplacer(" ", "-", "[", "", "]", "", "/", "-")
+	return strings.ToLower(r.Replace(fd.Oracle + "-" + strings.TrimPrefix(fd.Key, "not enforced ")))
+}
+
+// keys returns m's keys, sorted.
+func keys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// counts prints m as "k n, k n".
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range keys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -243,8 +243,11 @@ var mutations = []mutation{
 	{"unsubscribe-flags", 0, func(g *gen, c int) []byte { return rawUnsubscribe(g.conns[c].v, 0xa0, g.id(c), []string{"fz/#"}) }},
 	{"unsubscribe-empty", 0, func(g *gen, c int) []byte { return rawUnsubscribe(g.conns[c].v, 0xa2, g.id(c), nil) }},
 	{"protocol-name", 0, func(g *gen, c int) []byte { return g.connWith(c, func(f *connectFields) { f.protoName = "MQTX" }) }},
+	// Levels no standard defines; not 0x83/0x84, the bridge levels (a
+	// version with the 0x80 bit) that mosquitto documents as its own
+	// extension for bridges.
 	{"protocol-level", 0, func(g *gen, c int) []byte {
-		return g.connWith(c, func(f *connectFields) { f.level = []byte{0, 2, 6, 0x84}[g.r.IntN(4)] })
+		return g.connWith(c, func(f *connectFields) { f.level = []byte{0, 2, 6, 7}[g.r.IntN(4)] })
 	}},
 	{"connect-reserved-flag", 0, func(g *gen, c int) []byte { return g.connWith(c, func(f *connectFields) { f.flags |= 0x01 }) }},
 	{"will-qos3", 0, func(g *gen, c int) []byte {

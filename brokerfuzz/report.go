@@ -2,7 +2,6 @@ package brokerfuzz
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
@@ -55,23 +54,16 @@ func Markdown(rep *Report, prog string) string {
 }
 
 func writeFinding(b *strings.Builder, n int, fd *Finding, prog string) {
-	fmt.Fprintf(b, "## %d. %s [%s] %s\n\n", n, fd.Oracle, fd.Rule, strings.TrimSpace(fd.Packet))
-	fmt.Fprintf(b, "%s\n\n", oracleReading[fd.Oracle])
-	fmt.Fprintf(b, "- %d violations; the shrunk case has %d steps.\n", fd.Count, fd.MinSteps)
+	fmt.Fprintf(b, "## %d. %s\n\n", n, fd.Title())
+	if fd.Cause != "" {
+		fmt.Fprintf(b, "The broker does not enforce [%s]: the codec refuses these packets under it (the rule is quoted in the shrunk case's detail), and the broker then did what the oracles below say instead of closing the connection (3.1.1 [MQTT-4.8.0-1], 5.0 [MQTT-4.13.1-1]).\n\n", strings.Trim(strings.TrimPrefix(fd.Key, "not enforced "), "[]"))
+	}
+	for _, o := range keys(fd.Oracles) {
+		fmt.Fprintf(b, "- **%s** (%d): %s\n", o, fd.Oracles[o], oracleReading[o])
+	}
+	fmt.Fprintf(b, "- %d violations, packet types %s; the shrunk case has %d steps.\n", fd.Count, counts(fd.Packets), fd.MinSteps)
 	if fd.Reference != "" {
 		fmt.Fprintf(b, "- Reference broker on the shrunk case: %s.\n", map[string]string{"same": "broke the same rule", "kept": "kept the rule"}[fd.Reference])
-	}
-	if len(fd.Causes) > 0 {
-		var cs []string
-		for c := range fd.Causes {
-			cs = append(cs, c)
-		}
-		sort.Strings(cs)
-		fmt.Fprintf(b, "- Why the codec refuses the packets (rule: violations):")
-		for _, c := range cs {
-			fmt.Fprintf(b, " [%s]: %d;", c, fd.Causes[c])
-		}
-		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "- Shrunk: %s\n\n", fd.MinViolation.Detail)
 	if len(fd.Min.Steps) > 0 {

@@ -327,7 +327,7 @@ func writeFuzzReport(dir string, rep *brokerfuzz.Report) error {
 		if i >= len(rep.Findings) {
 			prefix = "reference-"
 		}
-		fd.File = filepath.Join(dir, "replays", fmt.Sprintf("%s%02d-%s-%s.case", prefix, i+1, fd.Oracle, strings.ToLower(strings.TrimSpace(fd.Packet))))
+		fd.File = filepath.Join(dir, "replays", fmt.Sprintf("%s%02d-%s.case", prefix, i+1, fd.Slug()))
 		var b strings.Builder
 		fmt.Fprintf(&b, "# %s\n# %s\n", fd, fd.MinViolation.Detail)
 		_, _ = fd.Min.WriteTo(&b)

@@ -24,7 +24,7 @@ func TestFuzzBrokerSmoke(t *testing.T) {
 		}
 	}
 	r = simrun(t, "fuzz-broker", "-canary", "keep-open-on-malformed", "-duration", "20s", "-shrink", "5s", "-close-timeout", "1s", "-out", filepath.Join(dir, "canary")).want(t, exitViolation)
-	m := regexp.MustCompile(`finding: left-open .*\n\s+replay: \S+ fuzz-broker -replay (\S+)`).FindStringSubmatch(r.stdout)
+	m := regexp.MustCompile(`finding: not enforced .*: left-open \d+;.*\n\s+replay: \S+ fuzz-broker -replay (\S+)`).FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("canary not caught as left-open:\n%s", r.stdout)
 	}
