@@ -35,6 +35,14 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 		case v5 && isShared(sub.Filter) && !b.cfg.SharedSubscriptions:
 			reasons[i] = packet.SharedSubsNotSupported
 			continue
+		case !v5 && isShared(sub.Filter):
+			// 3.1.1 has no shared subscriptions: granting "$share/g/f" as
+			// the ordinary filter it is there would match no topic a
+			// client of a shared subscription means (a grant, then
+			// silence); the broker refuses it (0x80 Failure), which 3.1.1
+			// allows for any filter [MQTT-3.9.3-2].
+			reasons[i] = packet.V3SubackFailure
+			continue
 		case !validFilter(sub.Filter):
 			reasons[i] = pick(v5, packet.TopicFilterInvalid, packet.V3SubackFailure)
 			continue

@@ -27,7 +27,11 @@
 // §3.8.2.1.2) are broker options (BrokerConfig.SharedSubscriptions,
 // SubscriptionIDs), off by default so the default CONNACK is unchanged:
 // broker_shared.go states how a group's member is chosen and what happens to
-// a member's messages when its session ends.
+// a member's messages when its session ends. (simrun broker turns both on
+// by default.) 3.1.1 has no shared subscriptions: a 3.1.1 client's
+// "$share/" filter is refused with SUBACK 0x80, whatever the options,
+// rather than granted as the ordinary filter it is there (which matches no
+// topic its client means: a grant, then silence).
 //
 // Topic aliases from the broker to the client (§3.3.2.3.4) are a broker
 // option too (BrokerConfig.TopicAliasesOut, off by default): within the

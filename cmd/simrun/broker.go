@@ -50,6 +50,9 @@ func (e *env) cmdBroker(args []string) int {
 		return e.fail("broker", badUsage("broker", "bad -preset: %v", err))
 	}
 	cfg := engine.DefaultBrokerConfig(preset.Broker)
+	// Served by default, as mosquitto 2.0 and the other widely used brokers
+	// do; the config keys turn them off.
+	cfg.SharedSubscriptions, cfg.SubscriptionIDs = true, true
 	var lim driverLimits
 	if *confPath != "" {
 		if cfg, lim, err = loadBrokerFile(*confPath, cfg); err != nil {

@@ -36,8 +36,10 @@ const brokerConfDoc = `A broker config file has one "key value" a line (# starts
   allow_anonymous true|false       CONNECT without a user name (default true)
   password_file PATH               mosquitto_passwd file (relative paths: to the config file)
   acl_file PATH                    mosquitto ACL file (user, topic, pattern lines)
-  shared_subscriptions true|false  $share/{group}/{filter} (MQTT 5.0 §4.8.2)
-  subscription_identifiers true|false
+  shared_subscriptions true|false  $share/{group}/{filter} (MQTT 5.0 §4.8.2; default true).
+                                   3.1.1 has no shared subscriptions: a 3.1.1 client's
+                                   $share/ filter is refused (SUBACK 0x80), never granted
+  subscription_identifiers true|false  v5 Subscription Identifiers (§3.8.2.1.2; default true)
   connect_timeout SECONDS          close a connection that sent no CONNECT this long after it
                                    opened (default 10, as HiveMQ; 0: no limit)
   max_connections N                connections open at once; more are closed at accept

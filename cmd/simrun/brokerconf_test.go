@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -159,4 +160,49 @@ func TestBrokerConfigDriverLimits(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
 		}
 	}
+}
+
+// TestBrokerDefaults: simrun broker with no config serves v5 shared
+// subscriptions and Subscription Identifiers (as mosquitto 2.0 does),
+// refuses a 3.1.1 client's $share/ filter (SUBACK 0x80: never granted
+// and then silent), and the config keys turn both features off.
+func TestBrokerDefaults(t *testing.T) {
+	mosquittotest.Require(t, "mosquitto_sub")
+	dir := t.TempDir()
+	b := startBrokerChild(t, "127.0.0.1:0", filepath.Join(dir, "data"))
+	v5 := []string{"-V", "mqttv5"}
+	m1 := mosquittotest.StartSub(t, b.addr, append(append([]string{}, v5...), "-i", "m1", "-t", "$share/g/s/#", "-q", "1")...)
+	m2 := mosquittotest.StartSub(t, b.addr, append(append([]string{}, v5...), "-i", "m2", "-t", "$share/g/s/#", "-q", "1")...)
+	sid := mosquittotest.StartSub(t, b.addr, append(append([]string{}, v5...), "-i", "sid", "-t", "s/#",
+		"-D", "subscribe", "subscription-identifier", "42", "-F", "%S %t %p")...)
+	for i := 0; i < 4; i++ {
+		mosquittotest.Pub(t, b.addr, append(append([]string{}, v5...), "-t", "s/k", "-m", "m"+string(rune('0'+i)), "-q", "1")...)
+	}
+	if got := append(waitMsgs(t, m1, 2), waitMsgs(t, m2, 2)...); len(got) != 4 {
+		t.Errorf("the shared group got %v, want 4 messages", got)
+	}
+	if got := waitMsgs(t, sid, 1); got[0] != "42 s/k m0" {
+		t.Errorf("subscription identifier: got %q", got[0])
+	}
+	if out := subackOf(t, b.addr, "mqttv311", "$share/g/s/#"); !strings.Contains(out, "Subscribed (mid: 1): 128") {
+		t.Errorf("3.1.1 $share/ subscription: %s, want a refusal (128)", out)
+	}
+
+	conf := writeFile(t, dir, "off.conf", "shared_subscriptions false\nsubscription_identifiers false\n")
+	off := startBrokerChild(t, "127.0.0.1:0", filepath.Join(dir, "data-off"), "-config", conf)
+	if out := subackOf(t, off.addr, "mqttv5", "$share/g/s/#"); !strings.Contains(out, "Subscribed (mid: 1): 158") {
+		t.Errorf("shared_subscriptions false: %s, want a refusal (0x9E, 158)", out)
+	}
+}
+
+// subackOf subscribes to filter with mosquitto_sub -d in protocol version
+// v and returns its output, which shows the SUBACK's reason code.
+func subackOf(t *testing.T, addr, v, filter string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command(mosquittotest.Require(t, "mosquitto_sub"), "-h", host, "-p", port, "-V", v, "-t", filter, "-d", "-C", "1", "-W", "3").CombinedOutput()
+	return string(out)
 }

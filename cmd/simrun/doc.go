@@ -37,7 +37,13 @@
 // (exit 2) unless -force, which keeps them. Its first stdout line names
 // the run's world: seed, broker, clients, faults, promise, directory. simrun broker serves this project's
 // broker over TCP with its file store until signalled (the live tester's
-// -broker ours runs it as a child process).
+// -broker ours runs it as a child process). It serves v5 shared
+// subscriptions and Subscription Identifiers by default, as mosquitto 2.0
+// does (the config keys shared_subscriptions and subscription_identifiers
+// turn them off); a 3.1.1 client's $share/ filter is refused (SUBACK 0x80),
+// never granted and then silent — the model judges the refusal (nothing
+// owed to the filter) and SharedDelivery catches a grant that delivers to
+// no member.
 //
 // main is a thin call into run(args, stdout, stderr), which the tests drive.
 // One exit-status table holds for every subcommand (exitTable, printed by
