@@ -39,8 +39,8 @@ func (b *Broker) handleSubscribe(c *brokerConn, p *packet.Subscribe) {
 			// 3.1.1 has no shared subscriptions: granting "$share/g/f" as
 			// the ordinary filter it is there would match no topic a
 			// client of a shared subscription means (a grant, then
-			// silence); the broker refuses it (0x80 Failure), which 3.1.1
-			// allows for any filter [MQTT-3.9.3-2].
+			// silence); the broker refuses it with the return code 0x80
+			// Failure, which 3.1.1 §3.9.3 offers for any filter.
 			reasons[i] = packet.V3SubackFailure
 			continue
 		case !validFilter(sub.Filter):
