@@ -73,7 +73,7 @@ func newFlowIndex(h *model.History) *flowIndex {
 			} else {
 				x.conn[e.Node] = append(x.conn[e.Node], i)
 			}
-		case model.LivenessStart, model.Quiescent, model.Stuck:
+		case model.LivenessStart, model.Quiescent, model.Stuck, model.Cutoff:
 			x.world = append(x.world, i)
 		}
 	}

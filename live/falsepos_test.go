@@ -206,3 +206,51 @@ func TestDeliveryOrderIndependent(t *testing.T) {
 		}
 	}
 }
+
+// asStuck is h with its Cutoff marker recorded as Stuck, as the tester
+// recorded every run that reached its liveness bound before Cutoff.
+func asStuck(h model.History) model.History {
+	out := model.History{Events: append([]model.Event(nil), h.Events...)}
+	for i := range out.Events {
+		if out.Events[i].Kind == model.Cutoff {
+			out.Events[i].Kind = model.Stuck
+		}
+	}
+	return out
+}
+
+// TestLivenessCut (issue 20, class 1): runs recorded with 'simrun live
+// -subscribers 1 -publishers 1 -rate 60 -duration 3s -faults none
+// -liveness 3s -promise subscribers=mosquitto-clients' and a slow
+// subscriber template. A subscriber still delivering at the bound
+// (mosquitto_sub piped through 'while read -r l; do echo "$l"; sleep
+// 0.03; done', seed 21) is cut: the 106 messages in flight are unfinished,
+// not lost, and the run is clean; recorded as Stuck (the tester before
+// Cutoff) the same history is 106 NoLoss and a NoStuck. Still caught: the
+// same slow subscriber dropping every 10th line (seed 22) loses the two
+// messages its stream got past before the cut; a subscriber that stops
+// printing after 20 lines (awk 'NR <= 20', seed 23) makes no progress and
+// is Stuck, every message after the 20th lost.
+func TestLivenessCut(t *testing.T) {
+	judgeRecorded(t, []recorded{
+		{file: "slow-subscriber-cut.jsonl", promise: mosquittoSubscribers()},
+		{file: "slow-drop-cut.jsonl", promise: mosquittoSubscribers(), want: map[model.Invariant]int{model.NoLoss: 2}},
+		{file: "stuck-subscriber.jsonl", promise: mosquittoSubscribers(), want: map[model.Invariant]int{model.NoLoss: 153, model.NoStuck: 1}},
+	})
+	h, err := ReadHistory(filepath.Join("testdata", "slow-subscriber-cut.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Judge(asStuck(h), mosquittoSubscribers(), 0)
+	if got := countsOf(v.Violations); got != "map[NoLoss:106 NoStuck:1]" {
+		t.Errorf("the cut run recorded as Stuck: %s, want the 106 messages in flight as NoLoss and a NoStuck", got)
+	}
+}
+
+// mosquittoSubscribers is -promise 'subscribers=mosquitto-clients' of a
+// run with subscriber s1 and publisher p1.
+func mosquittoSubscribers() model.Policies {
+	mosq := model.FixedPolicy()
+	mosq.Retransmit, mosq.QoS2Durable, mosq.AckBeforeCallback = model.RetransmitMemory, false, true
+	return model.Policies{Broker: model.FixedPolicy(), Client: model.FixedPolicy(), Clients: map[string]model.Policy{"s1": mosq}}
+}

@@ -210,11 +210,16 @@ func (t *tester) healAll() {
 }
 
 // quiesce waits until no delivery is pending and the history stayed still
-// for Quiet, recording Quiescent; at the liveness bound it records Stuck
-// naming what is pending. It reports whether ctx interrupted it.
+// for Quiet, recording Quiescent. At the liveness bound it records Cutoff
+// when deliveries were still coming (one in the last progressWindow): the
+// run is cut, unfinished, and the model judges what was still in flight as
+// unfinished, not lost; else Stuck naming what is pending. It reports
+// whether ctx interrupted it.
 func (t *tester) quiesce(ctx context.Context) bool {
 	deadline := time.Now().Add(t.cfg.Liveness)
+	window := progressWindow(t.cfg.Liveness)
 	lastLen, lastChange := t.rec.Len(), time.Now()
+	lastDone, lastProgress := -1, time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -225,37 +230,60 @@ func (t *tester) quiesce(ctx context.Context) bool {
 		if n != lastLen {
 			lastLen, lastChange = n, time.Now()
 		}
-		pending := t.pending()
+		pending, done := t.pending()
+		if done != lastDone {
+			lastDone, lastProgress = done, time.Now()
+		}
 		if len(pending) == 0 && time.Since(lastChange) >= Quiet {
 			t.rec.Add(model.Event{Kind: model.Quiescent, Time: time.Now().UnixNano()})
 			t.logf("quiescent")
 			return false
 		}
-		if time.Now().After(deadline) {
-			reason := fmt.Sprintf("%d deliveries pending %v after the faults healed: %s", len(pending), t.cfg.Liveness, shortList(pending, 5))
-			if len(pending) == 0 {
-				reason = fmt.Sprintf("the history still changed %v after the faults healed", t.cfg.Liveness)
-			}
-			t.rec.Add(model.Event{Kind: model.Stuck, Time: time.Now().UnixNano(), Reason: reason})
-			t.logf("stuck: %s", reason)
+		if !time.Now().After(deadline) {
+			continue
+		}
+		if len(pending) > 0 && time.Since(lastProgress) < window {
+			reason := fmt.Sprintf("cut at the liveness bound %v while still delivering (the last delivery %v before it): %d deliveries in flight, judged unfinished: %s",
+				t.cfg.Liveness, time.Since(lastProgress).Round(time.Millisecond), len(pending), shortList(pending, 5))
+			t.rec.Add(model.Event{Kind: model.Cutoff, Time: time.Now().UnixNano(), Reason: reason})
+			t.logf("cut: %s", reason)
 			return false
 		}
+		reason := fmt.Sprintf("%d deliveries pending %v after the faults healed, none for %v: %s", len(pending), t.cfg.Liveness, window, shortList(pending, 5))
+		if len(pending) == 0 {
+			reason = fmt.Sprintf("the history still changed %v after the faults healed", t.cfg.Liveness)
+		}
+		t.rec.Add(model.Event{Kind: model.Stuck, Time: time.Now().UnixNano(), Reason: reason})
+		t.logf("stuck: %s", reason)
+		return false
 	}
 }
+
+// progressWindow is how recent a delivery must be at the liveness bound
+// for the run to count as still progressing (cut) rather than stuck: 2 s,
+// or half the bound when that is shorter.
+func progressWindow(bound time.Duration) time.Duration { return min(2*time.Second, bound/2) }
 
 // pending lists the deliveries the model still requires: the NoLoss
 // violations of the history so far, read as work to wait for (the history
 // has its LivenessStart, so NoLoss judges it). It follows the model's rules
 // (a clean start discards queued messages; a message counts for the
 // subscriptions the broker held when it got it), so the tester waits for
-// exactly what the judge will ask.
-func (t *tester) pending() []string {
-	vs := model.Check(t.rec.History(), model.Options{Only: model.SetOf(model.NoLoss)})
+// exactly what the judge will ask. done counts the deliveries recorded
+// so far: progress.
+func (t *tester) pending() (pending []string, done int) {
+	h := t.rec.History()
+	vs := model.Check(h, model.Options{Only: model.SetOf(model.NoLoss)})
 	out := make([]string, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, v.Node+" lacks "+strings.Join(msgRE.FindAllString(v.Reason, 1), ""))
 	}
-	return out
+	for i := range h.Events {
+		if h.Events[i].Kind == model.Delivered {
+			done++
+		}
+	}
+	return out, done
 }
 
 // shortList joins the first n items and counts the rest.

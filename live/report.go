@@ -255,6 +255,9 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "subscribers  %d x %s\n", c.Subscribers, orOurs(c.Subscriber))
 	fmt.Fprintf(&b, "publishers   %d x %s\n", c.Publishers, orOurs(c.Publisher))
 	fmt.Fprintf(&b, "workload     QoS %d on %s, %d msg/s, fault phase %v, liveness bound %v (wall %v)\n", c.QoS, c.Topic, c.Rate, c.Duration, c.Liveness, r.Wall.Round(time.Millisecond))
+	if cut := r.cutoff(); cut != "" {
+		fmt.Fprintf(&b, "liveness     CUT, unfinished: %s\n", cut)
+	}
 	fmt.Fprintf(&b, "faults       %d scheduled (%s), applied: %s\n", len(r.Schedule), kindList(c.Faults), appliedList(r.Applied))
 	s := r.Stats
 	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d pairs, lost %d, duplicated %d\n",
@@ -283,6 +286,17 @@ func (r *Report) Summary() string {
 	}
 	fmt.Fprintf(&b, "verdict      %s\n", verdict)
 	return b.String()
+}
+
+// cutoff is the reason of the run's Cutoff event ("" when the liveness
+// phase ended otherwise).
+func (r *Report) cutoff() string {
+	for i := len(r.History.Events) - 1; i >= 0; i-- {
+		if e := &r.History.Events[i]; e.Kind == model.Cutoff {
+			return e.Reason
+		}
+	}
+	return ""
 }
 
 // FirstViolation is how far into the run (wall time from its first event)
@@ -484,7 +498,7 @@ func (x *excerptIndex) excerpt(v model.Violation) []int {
 // partitions and the phase markers.
 func landmark(e *model.Event) bool {
 	switch e.Kind {
-	case model.Crash, model.Restart, model.Partition, model.Heal, model.LivenessStart, model.Quiescent, model.Stuck, model.Failed:
+	case model.Crash, model.Restart, model.Partition, model.Heal, model.LivenessStart, model.Quiescent, model.Stuck, model.Cutoff, model.Failed:
 		return true
 	}
 	return false

@@ -8,7 +8,9 @@
 // per node and peer, application events (Accepted, Acknowledged, Delivered,
 // Subscribed, ..., and Refused: a command whose packet the client's own
 // codec would not write), faults (Crash, Restart, StateLost, Partition) and the
-// liveness markers (LivenessStart, Quiescent, Stuck, Failed). The simulator
+// liveness markers (LivenessStart, Quiescent, Stuck, Cutoff, Failed; a
+// Cutoff ends a history still in progress: what was in flight then is
+// unfinished, not a violation, see Cutoff). The simulator
 // and the live TCP recorder both produce it. Check runs the invariant
 // checks and returns Violations sorted by step (the index in History.Events;
 // a violation that follows from an earlier one, a NoLoss after a broker's

@@ -70,6 +70,17 @@ const (
 	// packet is the engine's fault: CheckPacketIDUnique judges a refusal
 	// for its packet identifier.
 	Refused
+	// Cutoff: the liveness phase reached its bound while the world was
+	// still making progress (deliveries kept coming): the history ends
+	// unfinished at Time (Reason says what was still pending). What was
+	// still in flight then is unfinished, not lost: NoLoss owes a
+	// subscriber only messages of a publisher that it delivered a later
+	// message of (the stream got past them), PubrelAnswered only PUBRELs
+	// received before one the node answered, and the end-of-history
+	// obligations of the routing rules (FlowResume, Retained, Will) and
+	// SharedDelivery are not judged; NoStuck takes it as the end of the
+	// phase. A world with no progress ends in Stuck instead.
+	Cutoff
 )
 
 // CrashPoint says where inside a step a node crashed.

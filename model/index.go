@@ -30,6 +30,7 @@ type index struct {
 	lastMsg   int32 // the id msgID returned last (consecutive events often share it)
 
 	liveness   int   // the first LivenessStart, or -1
+	cutoff     bool  // the history has a Cutoff event (it ends unfinished)
 	slack      int64 // Options.Slack of the check running (ns)
 	connClosed bool  // the history records a ConnClosed event
 
@@ -159,6 +160,8 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 			if x.liveness < 0 {
 				x.liveness = i
 			}
+		case Cutoff:
+			x.cutoff = true
 		case ConnClosed:
 			x.connClosed = true
 		}

@@ -87,6 +87,10 @@ func checkNoLoss(x *index) []Violation {
 		}
 	}
 	match := newMatchMemo(scan.filters, x.topics, !x.sparse)
+	var past map[streamKey]int32 // on a cut history (Cutoff): how far each stream got
+	if x.cutoff {
+		past = streamsDelivered(msgs, scan.subs, &delivered)
+	}
 	var expired *expiredOffline // built on the first candidate loss
 	var limits *sizeLimits      // ... and so
 	var out []Violation
@@ -101,6 +105,9 @@ func checkNoLoss(x *index) []Violation {
 			}
 			if delivered.get(s.node, m.msg) {
 				continue
+			}
+			if past != nil && past[streamKey{s.node, m.node, m.tid}] < m.step {
+				continue // the history was cut before the stream got to m: unfinished, not lost (Cutoff)
 			}
 			if expired == nil {
 				expired = newExpiredOffline(x)
@@ -165,6 +172,29 @@ func (mm *matchMemo) matches(s *sub, m *accepted) bool {
 }
 
 // collectMessages lists the QoS>=1 Accepted messages in history order.
+// streamKey is one publisher's messages on one topic as one subscriber
+// gets them.
+type streamKey struct{ sub, pub, tid int32 }
+
+// streamsDelivered returns, per stream, the Accepted step of the latest
+// message the subscriber delivered (a stream with none is absent: 0).
+// A cut history (Cutoff) owes a subscriber only the messages its stream
+// got past: messages of one publisher on one topic reach it in order
+// [MQTT-4.6.0-5], so one accepted before a delivered one should have come.
+func streamsDelivered(msgs []accepted, subs []*sub, delivered *pairs[bool]) map[streamKey]int32 {
+	past := map[streamKey]int32{}
+	for j := range msgs {
+		m := &msgs[j]
+		for _, s := range subs {
+			k := streamKey{s.node, m.node, m.tid}
+			if delivered.get(s.node, m.msg) && m.step > past[k] {
+				past[k] = m.step
+			}
+		}
+	}
+	return past
+}
+
 func collectMessages(x *index) []accepted {
 	var msgs []accepted
 	if x.sc != nil {

@@ -15,7 +15,7 @@ func checkNoStuck(x *index) []Violation {
 	quiet, stuck := false, false
 	for i, k := range x.kinds {
 		switch k.kind {
-		case LivenessStart, Quiescent, Stuck, Failed:
+		case LivenessStart, Quiescent, Stuck, Failed, Cutoff:
 		default:
 			continue
 		}
@@ -25,7 +25,9 @@ func checkNoStuck(x *index) []Violation {
 			if start < 0 {
 				start = i
 			}
-		case Quiescent:
+		case Quiescent, Cutoff:
+			// A Cutoff ends a phase that was still making progress:
+			// unfinished, not stuck.
 			if start >= 0 {
 				quiet = true
 			}

@@ -12,7 +12,10 @@ import (
 // the node sending CONNECT/CONNACK for a new connection) excuses a pending answer: the sender resends the PUBREL after reconnecting
 // and that one must be answered. Unanswered PUBRELs left at the end of the
 // history are violations only if the liveness phase ran (the world had time
-// to answer); they are reported at the step the PUBREL was received.
+// to answer); they are reported at the step the PUBREL was received. A
+// history cut while still progressing (Cutoff) owes only the PUBRELs
+// received before a later one the node answered: those after its last
+// answer were still in flight at the cut.
 func CheckPubrelAnswered(h *History) []Violation { return checkPubrelAnswered(newIndex(h)) }
 
 // pubrelEvents are the events checkPubrelAnswered reads.
@@ -25,6 +28,9 @@ var pubrelEvents = eventSet{
 func checkPubrelAnswered(x *index) []Violation {
 	// pending, per receiver->sender direction: id -> step received.
 	pending := newDirTab[idSteps](x)
+	// answered, per direction on a cut history: the receipt step of the
+	// latest PUBREL answered (Cutoff).
+	answered := map[[2]int32]int{}
 	for i, k := range x.kinds {
 		if !pubrelEvents.has(k) {
 			continue
@@ -42,7 +48,12 @@ func checkPubrelAnswered(x *index) []Violation {
 		case Sent:
 			switch e.Packet.Type {
 			case PUBCOMP:
-				pending.at(d.node, d.peer).del(e.Packet.ID)
+				ids := pending.at(d.node, d.peer)
+				if r, ok := ids.get(e.Packet.ID); ok && x.cutoff {
+					k := [2]int32{d.node, d.peer}
+					answered[k] = max(answered[k], r)
+				}
+				ids.del(e.Packet.ID)
 			case CONNECT, CONNACK: // a new connection: the old one ended
 				pending.at(d.node, d.peer).reset()
 			}
@@ -58,6 +69,9 @@ func checkPubrelAnswered(x *index) []Violation {
 	var out []Violation
 	pending.each(func(from, to int32, ids *idSteps) {
 		ids.each(func(id uint16, step int) {
+			if a, ok := answered[[2]int32{from, to}]; x.cutoff && (!ok || step > a) {
+				return // still in flight when the history was cut: unfinished (Cutoff)
+			}
 			out = append(out, NewViolation(PubrelAnswered, step, x.nodes[from],
 				fmt.Sprintf("PUBREL id %d from %s never answered with PUBCOMP while the connection stayed open [MQTT-4.3.3-11]", id, x.nodes[to]),
 				x.liveness))

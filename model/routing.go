@@ -998,7 +998,7 @@ func (cp *routeCopy) owedExpired(end int64) bool {
 // finish reports retained copies owed and never sent, once a liveness phase
 // ran (the world had time to send them).
 func (s *routeState) finish() {
-	if s.x.liveness < 0 {
+	if s.x.liveness < 0 || s.x.cutoff { // a cut history: what is owed is unfinished (Cutoff)
 		return
 	}
 	s.willsUnpublished()

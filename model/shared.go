@@ -60,7 +60,7 @@ type sharedGroup struct {
 }
 
 func checkShared(x *index) []Violation {
-	if x.liveness < 0 {
+	if x.liveness < 0 || x.cutoff { // a cut history: what is owed is unfinished (Cutoff)
 		return nil
 	}
 	scan := collectSubs(x)

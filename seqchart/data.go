@@ -242,6 +242,8 @@ func (b *builder) appEvent(i int, e *model.Event, n int) {
 		b.mark(i, -1, "quiet", "quiescent", "the world went quiet: nothing pending", "")
 	case model.Stuck:
 		b.mark(i, -1, "stuck", "stuck", "the liveness bound passed with work pending: "+e.Reason, "")
+	case model.Cutoff:
+		b.mark(i, -1, "quiet", "cut", "the liveness bound passed while still delivering: "+e.Reason, "")
 	}
 }
 

@@ -61,6 +61,8 @@ func describe(e *model.Event) string {
 		return "the liveness phase began (faults off)"
 	case model.Stuck:
 		return "stuck: " + e.Reason
+	case model.Cutoff:
+		return "cut, unfinished: " + e.Reason
 	case model.Failed:
 		return e.Node + " failed: " + e.Reason
 	case model.Refused:
