@@ -130,7 +130,7 @@ func (r *runner) run(c Case, e *expect) (*observation, error) {
 				continue
 			}
 			socks[st.Conn] = s
-			go r.read(s, st.Version, co)
+			go r.read(s, e.conns[st.Conn].readVersion(st.Version), co)
 		}
 		if co.dialErr != nil || co.isClosed() {
 			continue
@@ -144,6 +144,16 @@ func (r *runner) run(c Case, e *expect) (*observation, error) {
 	time.Sleep(4 * r.tm.Quiet) // the watcher's copies of the last publications
 	obs.probe(r, n)
 	return obs, nil
+}
+
+// readVersion is the version to read the broker's answers in: the
+// connection's CONNECT's, when the codec read one in the case, else the
+// version the step meant.
+func (ce *connExpect) readVersion(meant byte) byte {
+	if ce != nil && (ce.version == 4 || ce.version == 5) {
+		return ce.version
+	}
+	return meant
 }
 
 // settle waits until no packet came for Quiet since the write at t (at most

@@ -87,8 +87,9 @@ func expectOf(c Case) *expect {
 				break
 			}
 			used[st.Conn] += d.LastSize()
-			if _, ok := p.(*packet.Connect); ok {
+			if cp, ok := p.(*packet.Connect); ok {
 				connected[st.Conn] = true
+				ce.version = byte(cp.Version) // the broker answers in the CONNECT's version, whatever the step meant
 			}
 			if ce.want(i, p) {
 				break // DISCONNECT: nothing after it is sent

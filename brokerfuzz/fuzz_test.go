@@ -94,3 +94,14 @@ func TestOraclesOnHandCases(t *testing.T) {
 		t.Fatalf("canary: %+v %v", vs, err)
 	}
 }
+
+// TestAnswersReadInTheConnectsVersion: a step spliced from another case can
+// put a 5.0 CONNECT on a connection meant for 3.1.1; the broker's answers
+// are read in the CONNECT's version, so its CONNACK is seen (it was taken
+// for an unanswered CONNECT when read as 3.1.1).
+func TestAnswersReadInTheConnectsVersion(t *testing.T) {
+	c := Case{Steps: []Step{{Conn: 1, Version: 4, Data: conn5}, {Conn: 1, Version: 4, Data: []byte{0xc0, 0}}}}
+	if vs, err := Replay(serveOurs(t, ""), c, quick); err != nil || len(vs) != 0 {
+		t.Fatalf("%v %v", vs, err)
+	}
+}

@@ -88,7 +88,7 @@ func judge(c Case, e *expect, obs *observation) []Violation {
 			if normative(ce.rule) && ce.whole {
 				out = append(out, refusedOracles(c, ce, co, conn, watched, obs.tm)...)
 			}
-		} else if !ce.disconnected && !co.isClosed() {
+		} else if !ce.disconnected && !co.isClosed() && !co.unreadable() {
 			for _, q := range co.unanswered(ce.requests) {
 				out = append(out, Violation{Oracle: OracleUnanswered, Rule: answerRule(ce.version, q.want), Packet: requestOf(q.want), Conn: conn, Step: q.step,
 					Detail: fmt.Sprintf("conn %d: %s of step %d got no %s (id %d) in %v, and the connection stayed open", conn, requestOf(q.want), q.step+1, q.want, q.id, obs.tm.Answer)})
@@ -135,6 +135,15 @@ func refusedOracles(c Case, ce *connExpect, co *connObs, conn int, watched []str
 		}
 	}
 	return out
+}
+
+// unreadable reports whether the codec refused the broker's answers on
+// the connection: what came after them cannot be told, so no request there
+// is judged unanswered.
+func (co *connObs) unreadable() bool {
+	co.mu.Lock()
+	defer co.mu.Unlock()
+	return co.undecodable != ""
 }
 
 // after returns what the connection received once step i was written.
