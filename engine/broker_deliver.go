@@ -106,6 +106,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 	if out.qos == 0 {
 		if s.conn == nil {
 			b.stats.DroppedQoS0++
+			b.dropped(s, &out.msg, DropQoS0Offline)
 			return
 		}
 		b.fan0 = append(b.fan0, brokerFanQoS0{msg: out.msg, retain: out.retain, share: out.share})
@@ -126,9 +127,11 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 	if len(s.queue) >= b.cfg.MaxQueued {
 		if b.cfg.QueueFull == DropNewest {
 			b.stats.DroppedNewest++
+			b.dropped(s, &out.msg, DropQueueFull)
 			return
 		}
 		b.stats.DroppedOldest++
+		b.dropped(s, &s.queue[0].msg, DropQueueFull)
 		b.delOut(s, &s.queue[0])
 		s.queue[0] = brokerOut{}
 		s.queue = s.queue[1:]
@@ -177,6 +180,7 @@ func (b *Broker) pump(s *brokerSession) {
 		s.queue = s.queue[1:]
 		if out.msg.expired(b.now) {
 			b.stats.DroppedExpired++
+			b.dropped(s, &out.msg, DropExpired)
 			b.delOut(s, &out) // [MQTT-3.3.2-5]
 			continue
 		}
@@ -201,6 +205,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	dup := m.sent && b.pol.Mutations&MutResendWithoutDup == 0
 	if !m.sent && m.msg.expired(b.now) {
 		b.stats.DroppedExpired++
+		b.dropped(s, &m.msg, DropExpired)
 		b.removeOut(s, i) // [MQTT-3.3.2-5] delivery had not started
 		return false
 	}
@@ -208,6 +213,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	p = b.withSubIDs(c, s, m, p)
 	if !b.sendPub(c, p, m.msg.checked) {
 		b.stats.DroppedSize++
+		b.dropped(s, &m.msg, DropTooLarge)
 		b.removeOut(s, i)
 		return false
 	}
@@ -221,6 +227,7 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 	if m.msg.expired(b.now) {
 		b.stats.DroppedExpired++
+		b.dropped(c.sess, &m.msg, DropExpired)
 		return // [MQTT-3.3.2-5]
 	}
 	p := b.pkts.publish0(m, c.version == packet.V5 && (m.msg.props != nil || m.msg.expires), b.now)
@@ -228,6 +235,7 @@ func (b *Broker) sendPublish0(c *brokerConn, m *brokerOut) {
 		b.stats.PublishesOut++
 	} else {
 		b.stats.DroppedSize++
+		b.dropped(c.sess, &m.msg, DropTooLarge)
 	}
 }
 

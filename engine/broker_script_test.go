@@ -42,6 +42,7 @@ import (
 //	crashkeep N COMMAND         the same, but the disk keeps the unsynced writes
 //	restart                     NewBroker from the synced records
 //	stats key=value ...         compare BrokerStats fields
+//	dropped CLIENT:REASON:PAYLOAD[:BOUND:POLICY] ...  the drops OnDrop reported since the last dropped
 //	records PREFIX N            N synced records have keys starting with PREFIX
 //	drop PREFIX                 forget the synced records whose keys start with PREFIX
 //	                            (a crash that kept only part of a batch of deletions)
@@ -73,18 +74,27 @@ type bsWorld struct {
 	pending []Persist
 	show    map[string]bool
 	got     []string    // rendered actions of the last command
+	drops   []string    // OnDrop's reports not yet checked (dropped)
 	limit   int         // crashat: actions still to carry out before the crash; -1 none
 	sent    [][2][]byte // every Send.Data with a copy: the broker must never reuse it
 }
 
 func newBsWorld(t *testing.T) *bsWorld {
-	return &bsWorld{
+	w := &bsWorld{
 		t: t, cfg: DefaultBrokerConfig(BrokerPolicy{Persistence: LegacyPersistNone, UnknownPubrel: UnknownAckAnswer,
 			UnknownPubrec: UnknownAckAnswer, AckOrder: AckAfterCallback}),
 		conns: map[string]ConnID{}, names: map[ConnID]string{}, vers: map[ConnID]packet.Version{},
 		timers: map[TimerID]Time{}, synced: map[string][]byte{},
 		show: map[string]bool{"send": true, "close": true}, limit: -1,
 	}
+	w.cfg.OnDrop = func(d Drop) {
+		s := fmt.Sprintf("%s:%s:%s", d.Client, d.Reason, d.Payload)
+		if d.Reason == DropQueueFull {
+			s += fmt.Sprintf(":%d:%s", d.Bound, d.Policy)
+		}
+		w.drops = append(w.drops, s)
+	}
+	return w
 }
 
 func bsRunScript(t *testing.T, path string) {
@@ -395,6 +405,13 @@ func (w *bsWorld) exec(line string) error {
 		return err
 	case "stats":
 		return w.checkStats(args)
+	case "dropped": // the copies OnDrop was told of since the last "dropped"
+		got := strings.Join(w.drops, " ")
+		w.drops = nil
+		if want := strings.Join(args, " "); got != want {
+			return fmt.Errorf("dropped %q, want %q", got, want)
+		}
+		return nil
 	case "drop": // a crash that kept part of a deletion batch: these records went
 		for _, k := range sortedKeys(w.synced) {
 			if strings.HasPrefix(k, args[0]) {

@@ -56,6 +56,10 @@ type BrokerConfig struct {
 	StartPacketID uint16
 	// QueueFull says what happens at that bound.
 	QueueFull QueueFull
+	// OnDrop, when set, is told of every message copy the broker
+	// discards undelivered (Drop: the session, the message, why), in the
+	// step that discards it. It must not call the broker.
+	OnDrop func(Drop)
 	// TopicAliasMaximum is the highest topic alias a v5 client may use
 	// towards the broker (0: none).
 	TopicAliasMaximum uint16

@@ -93,6 +93,7 @@ func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg
 		defer mu.Unlock()
 		fmt.Fprintf(e.stderr, "simrun broker: %s "+format+"\n", append([]any{time.Now().UTC().Format("15:04:05.000")}, args...)...)
 	}
+	cfg.OnDrop = func(d engine.Drop) { logf("%s", dropLine(d)) }
 	b, err := live.ServeBroker(ln, live.BrokerOptions{
 		Config:   cfg,
 		Store:    st,
@@ -126,3 +127,15 @@ func (e *env) serveBroker(ctx context.Context, addr, dir, presetName string, cfg
 // itself (the live tester's -broker ours); a test binary then runs main, so
 // the tester can start its children from os.Executable() in tests too.
 const childEnv = "SIMRUN_CHILD"
+
+// dropLine is the broker's log line for a message copy it discarded
+// undelivered: one "dropped" line a copy, key=value fields a tester can
+// read (client, reason, for a full queue its bound and policy, topic and
+// payload quoted).
+func dropLine(d engine.Drop) string {
+	limit := ""
+	if d.Reason == engine.DropQueueFull {
+		limit = fmt.Sprintf(" bound=%d policy=%s", d.Bound, d.Policy)
+	}
+	return fmt.Sprintf("dropped client=%s reason=%s%s topic=%q msg=%q", d.Client, d.Reason, limit, d.Topic, d.Payload)
+}

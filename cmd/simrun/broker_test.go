@@ -173,3 +173,21 @@ func TestBrokerCommandUsage(t *testing.T) {
 		t.Errorf("stderr %q does not name the preset", r.stderr)
 	}
 }
+
+// TestDropLine: every drop the broker reports is one log line naming the
+// client, the reason and, for a full queue, its bound and policy.
+func TestDropLine(t *testing.T) {
+	for _, c := range []struct {
+		d    engine.Drop
+		want string
+	}{
+		{engine.Drop{Client: "s1", Topic: "mqttlab/live", Payload: []byte("lt00002a-7"), Reason: engine.DropQueueFull, Bound: 1000, Policy: engine.DropOldest},
+			`dropped client=s1 reason=queue-full bound=1000 policy=drop-oldest topic="mqttlab/live" msg="lt00002a-7"`},
+		{engine.Drop{Client: "s2", Topic: "t", Payload: []byte("x"), Reason: engine.DropExpired},
+			`dropped client=s2 reason=expired topic="t" msg="x"`},
+	} {
+		if got := dropLine(c.d); got != c.want {
+			t.Errorf("dropLine = %s, want %s", got, c.want)
+		}
+	}
+}
