@@ -5,10 +5,10 @@ type DropReason uint8
 
 // Drop reasons; each is counted in BrokerStats too.
 const (
-	DropQueueFull DropReason = iota + 1 // the session's queue held MaxQueued (QueueFull says which copy went)
-	DropExpired                         // its Message Expiry ran out before delivery started [MQTT-3.3.2-5]
-	DropTooLarge                        // larger than the client's Maximum Packet Size [MQTT-3.1.2-25]
-	DropQoS0Offline                     // a QoS 0 copy for a session with no connection
+	DropQueueFull   DropReason = iota + 1 // the session's queue held MaxQueued (QueueFull says which copy went)
+	DropExpired                           // its Message Expiry ran out before delivery started [MQTT-3.3.2-5]
+	DropTooLarge                          // larger than the client's Maximum Packet Size [MQTT-3.1.2-25]
+	DropQoS0Offline                       // a QoS 0 copy for a session with no connection
 )
 
 // String names the reason as the broker's drop log writes it.
