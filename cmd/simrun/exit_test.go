@@ -68,6 +68,8 @@ func TestExitStatuses(t *testing.T) {
 		{"experiment", []string{"-list"}, stdoutFails, exitIO},
 		{"live", []string{"-qos", "3"}, 0, exitUsage},
 		{"live", []string{"-out", under, "-seed", "1"}, 0, exitIO},
+		{"fuzz-broker", []string{"-nosuch"}, 0, exitUsage},
+		{"fuzz-broker", []string{"-out", under, "-execs", "1"}, 0, exitIO},
 		{"broker", nil, 0, exitUsage},
 		{"broker", []string{"-data", under, "-listen", "127.0.0.1:0"}, 0, exitIO},
 		{"presets", nil, 0, exitOK},
