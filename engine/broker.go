@@ -146,6 +146,7 @@ func NewBroker(cfg BrokerConfig, restored []Record) (*Broker, error) {
 		out:      make([]Action, 0, stepActions),
 	}
 	b.store.init(cfg.Policy)
+	b.tree.dollarWild = cfg.Policy.Mutations&MutDollarWildcard != 0 // canary
 	if err := b.restore(restored); err != nil {
 		return nil, err
 	}

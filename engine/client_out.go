@@ -68,7 +68,11 @@ func (o *clientOutbound) remove(m *clientOutMsg) {
 	if o.byID.get(m.id) == m {
 		o.byID.del(m.id)
 	}
-	if i := slices.Index(o.order, m); i >= 0 {
+	switch i := slices.Index(o.order, m); {
+	case i == 0: // the oldest, as acks mostly come: no copy of the rest
+		o.order[0] = nil
+		o.order = o.order[1:]
+	case i > 0:
 		o.order = slices.Delete(o.order, i, i+1)
 	}
 	if o.byID.get(m.id) == nil { // (under MutReuseInflightID two messages share an id)

@@ -34,9 +34,10 @@ type IDAllocator struct {
 	// zeroOut: under MutPacketIDZero, id 0 is out (it is not in the set).
 	zeroOut bool
 
-	// Mutations holds the lab's deliberate bugs; MutReuseInflightID and
-	// MutPacketIDZero matter here: Alloc then hands out the last id again
-	// while it is still in flight, or wraps from 65535 to 0.
+	// Mutations holds the lab's deliberate bugs; MutReuseInflightID,
+	// MutPacketIDZero and MutExhaustedReuse matter here: Alloc then hands
+	// out the last id again while it is still in flight, wraps from 65535
+	// to 0, or with every id in flight hands out the last one again.
 	Mutations Mutation
 }
 
@@ -57,7 +58,10 @@ func (a *IDAllocator) Alloc() (uint16, error) {
 		return a.last, nil // canary: hand out an id that is still in flight
 	}
 	if a.n >= 65535 {
-		return 0, ErrIDsExhausted
+		if a.Mutations&MutExhaustedReuse != 0 {
+			return a.last, nil // canary: the last id again, though in flight
+		}
+		return 0, ErrIDsExhausted // refused: never an id in flight [MQTT-2.2.1-3]
 	}
 	if a.Mutations&MutPacketIDZero != 0 && a.last == 65535 && !a.zeroOut {
 		a.last, a.zeroOut = 0, true

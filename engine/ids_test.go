@@ -228,3 +228,19 @@ func mustAllocT(t *testing.T, a *IDAllocator) uint16 {
 	}
 	return id
 }
+
+// TestIDAllocatorExhaustedReuseCanary: under MutExhaustedReuse an
+// allocator with every id in flight hands out an id in flight (the last
+// one again) where the fixed one refuses.
+func TestIDAllocatorExhaustedReuseCanary(t *testing.T) {
+	a := IDAllocator{Mutations: MutExhaustedReuse}
+	for range 65535 {
+		if _, err := a.Alloc(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := a.Alloc()
+	if err != nil || id != 65535 || !a.InUse(id) {
+		t.Fatalf("mutant Alloc at exhaustion = %d, %v; want 65535 (in flight), nil", id, err)
+	}
+}

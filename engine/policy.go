@@ -113,6 +113,8 @@ const (
 	MutMaxSizeEstimate                             // broker: judge a copy's fit by its topic and payload plus 64 bytes, not its encoded size, so copies that fit a client's Maximum Packet Size are dropped [MQTT-3.1.2-25]
 	MutWillDropOnDisconnect                        // broker: discard the will on every DISCONNECT, 0x04 and error reasons too [MQTT-3.14.4-3]
 	MutIgnoreMaxSize                               // broker: ignore the client's Maximum Packet Size and send packets of any size [MQTT-3.1.2-25]
+	MutExhaustedReuse                              // id allocator: with all 65535 ids in flight, hand out the last id again (in flight) instead of refusing [MQTT-2.2.1-3]
+	MutDollarWildcard                              // broker: first-level wildcards (# and +) match topics starting with $ too [MQTT-4.7.2-1]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -159,7 +161,7 @@ var (
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
-		"ignore-max-size"}
+		"ignore-max-size", "exhausted-reuse", "dollar-wildcard"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -38,7 +38,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutSessionPresentZero.String(), "session-present-zero"},
 		{MutKeepAliveNoReset.String(), "keep-alive-no-reset"},
 		{MutSkipSync.String(), "skip-sync"},
-		{(MutResendWithoutDup | MutAckBeforePersist | 1<<28).String(), "resend-without-dup+ack-before-persist+0x10000000"},
+		{(MutResendWithoutDup | MutAckBeforePersist | 1<<31).String(), "resend-without-dup+ack-before-persist+0x80000000"},
 		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
 		{MutSubIDsFirstOnly.String(), "subids-first-only"},
 		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
@@ -46,6 +46,8 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutMaxSizeEstimate.String(), "max-size-estimate"},
 		{MutWillDropOnDisconnect.String(), "will-drop-on-disconnect"},
 		{MutIgnoreMaxSize.String(), "ignore-max-size"},
+		{MutExhaustedReuse.String(), "exhausted-reuse"},
+		{MutDollarWildcard.String(), "dollar-wildcard"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -54,8 +56,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutIgnoreMaxSize != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutIgnoreMaxSize))
+	if MutDollarWildcard != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutDollarWildcard))
 	}
 }
 

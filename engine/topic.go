@@ -30,6 +30,9 @@ type topicNode struct {
 // topicTree holds every subscription of every session, keyed by filter level.
 type topicTree struct {
 	root topicNode
+	// dollarWild is the MutDollarWildcard canary: first-level wildcards
+	// match "$" topics too.
+	dollarWild bool
 }
 
 // subMatch is one session a topic matched (or one subscription of a node),
@@ -146,7 +149,7 @@ func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
 	start := len(out)
 	if len(topic) > 0 {
 		// [MQTT-4.7.2-1] wildcards at the first level never match "$" topics.
-		out = t.root.match(topic, topic[0] == '$', out)
+		out = t.root.match(topic, topic[0] == '$' && !t.dollarWild, out)
 	}
 	found := out[start:]
 	if sortedUnique(found) {
@@ -174,7 +177,7 @@ func (t *topicTree) match(topic []byte, out []subMatch) []subMatch {
 // copy to each.
 func (t *topicTree) matchEach(topic []byte, out []subMatch) []subMatch {
 	if len(topic) > 0 {
-		out = t.root.match(topic, topic[0] == '$', out)
+		out = t.root.match(topic, topic[0] == '$' && !t.dollarWild, out)
 	}
 	return out
 }

@@ -103,6 +103,10 @@ const (
 	// the Maximum Packet Size the client announced in the CONNECT of that
 	// connection [MQTT-3.1.2-25] (packetsize.go).
 	MaxPacketSize
+	// DollarTopics: no copy of a message on a topic starting with '$'
+	// reaches a client through a filter whose first level is a wildcard
+	// (# or +) [MQTT-4.7.2-1] (routing.go).
+	DollarTopics
 
 	numInvariants = iota
 )
@@ -131,6 +135,7 @@ var invariantNames = [...]string{
 	Will:            "Will",
 	SubscriptionIDs: "SubscriptionIDs",
 	MaxPacketSize:   "MaxPacketSize",
+	DollarTopics:    "DollarTopics",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

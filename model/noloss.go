@@ -247,7 +247,11 @@ var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected),
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
 	for i, j := range pending {
-		if msgs[j].msg == msg {
+		switch {
+		case msgs[j].msg != msg:
+		case i == 0: // the oldest, as acks mostly come: no copy of the rest
+			return pending[1:]
+		default:
 			return append(pending[:i], pending[i+1:]...)
 		}
 	}

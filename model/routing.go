@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The routing checks judge what the broker sends each client against the
 // subscriptions and retained messages the broker itself acknowledged: one
@@ -18,6 +21,7 @@ import "fmt"
 //	MessageExpiry  no first send after the Message Expiry Interval ran out; the interval forwarded is what remains [MQTT-3.3.2-5] [MQTT-3.3.2-6]
 //	FlowResume     no QoS>0 copy owed a client connected at the end is parked for good: a window that opens lets it go [MQTT-4.9.0-2] [MQTT-3.3.4-9]
 //	SubscriptionIDs a copy to a v5 client carries the Subscription Identifiers of the subscriptions it is sent for (subids.go) [MQTT-3.3.4-3] [MQTT-3.3.4-4] [MQTT-3.3.4-5]
+//	DollarTopics   a copy on a topic starting with '$' that none of the client's filters matches, but one starting with # or + would without the $ rule, names that rule [MQTT-4.7.2-1] (not Unsubscribe)
 //
 // Doubt is resolved for the broker: a subscription whose SUBSCRIBE the
 // broker received but did not yet acknowledge may or may not exist (and so
@@ -27,7 +31,7 @@ import "fmt"
 // retained PUBLISH; a PUBLISH the broker cannot tie to a publication
 // (a will message) is not judged, nor are the broker's packets when the
 // history does not name their peer.
-var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume, Will, SubscriptionIDs)
+var routingSet = SetOf(GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, FlowResume, Will, SubscriptionIDs, DollarTopics)
 
 // routingEvents are the events checkRouting reads.
 var routingEvents = eventSet{
@@ -867,10 +871,31 @@ func (s *routeState) judgeUnmatched(i int, k routeKey, e *Event) {
 	if s.clients[s.x.peerOf(i)].inGroupFor(e.Packet.Topic) {
 		return // a group's copy handed on from a member whose session ended [MQTT-4.8.2-5]
 	}
+	if f := dollarWildcard(s.clients[s.x.peerOf(i)].subs, e.Packet.Topic); f != "" {
+		s.add(i, nil, DollarTopics, "msg %q on topic %q sent to %s, whose filter %q starts with a wildcard: a first-level wildcard never matches a topic starting with '$' [MQTT-4.7.2-1]",
+			e.Packet.Msg, e.Packet.Topic, e.Peer, f)
+		return
+	}
 	if at, ok := s.routed.get(k); ok {
 		s.add(i, []int{int(at)}, Unsubscribe, "msg %q sent to %s, though none of its filters matched topic %q when the broker received it at step %d (unsubscribed, or never subscribed) [MQTT-3.10.4-2]",
 			e.Packet.Msg, e.Peer, e.Packet.Topic, at)
 	}
+}
+
+// dollarWildcard returns the least of the filters subs that start with a
+// wildcard and would match topic t, which starts with '$', but for the $
+// rule [MQTT-4.7.2-1]; "" when t has no '$' or none would.
+func dollarWildcard(subs map[string]*routeSub, t string) string {
+	if !strings.HasPrefix(t, "$") {
+		return ""
+	}
+	least := ""
+	for f := range subs {
+		if (strings.HasPrefix(f, "#") || strings.HasPrefix(f, "+")) && Matches(f, "x"+t[1:]) && (least == "" || f < least) {
+			least = f
+		}
+	}
+	return least
 }
 
 // groupedCount returns how many publications of k matched a shared

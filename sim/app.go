@@ -85,9 +85,15 @@ func (t cmdTable) find(id engine.CmdID) int {
 	return -1
 }
 
-// del forgets command id.
+// del forgets command id. The oldest goes by reslicing: a burst's
+// thousands of commands complete in order, and deleting each from the
+// front by copying the rest would take quadratic time.
 func (t *cmdTable) del(id engine.CmdID) {
-	if i := t.find(id); i >= 0 {
+	switch i := t.find(id); {
+	case i == 0:
+		(*t)[0] = cmdEntry{}
+		*t = (*t)[1:]
+	case i > 0:
 		*t = slices.Delete(*t, i, i+1)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -82,7 +83,7 @@ func (w *World) applyClient(n *node, op Op) {
 		n.app.wantConn = false
 	}
 	if op.Kind == OpPublish {
-		w.stats.Published++
+		w.stats.Published += max(1, int(op.Count))
 	}
 	if !n.up {
 		w.tr.begin(w.sched.now, n.name, "skip-down")
@@ -100,11 +101,31 @@ func (w *World) applyClient(n *node, op Op) {
 		id := n.app.command(cmdInfo{kind: cmdUnsubscribe, tid: w.strs.id(op.Topic)})
 		w.step(n, engine.Unsubscribe{Cmd: id, Filters: []string{op.Topic}})
 	case OpPublish:
-		w.publish(n, op)
+		w.publishAll(n, op)
 	case OpDisconnect:
 		id := n.app.command(cmdInfo{kind: cmdDisconnect})
 		w.step(n, engine.Disconnect{Cmd: id, Abnormal: op.Flags&FlagAbnormal != 0, Reason: packet.ReasonCode(op.Reason)})
 	}
+}
+
+// publishAll hands op's message to client n's engine, or with a count its
+// Count messages, Msg.1 to Msg.Count, one command each, in order (a burst:
+// the client takes them all at one virtual time, with no random crash
+// point meanwhile).
+func (w *World) publishAll(n *node, op Op) {
+	if op.Count == 0 {
+		w.publish(n, op)
+		return
+	}
+	base := op.Msg
+	var name []byte
+	w.inBurst = true
+	for i := uint32(1); i <= op.Count && n.up; i++ {
+		name = strconv.AppendUint(append(append(name[:0], base...), '.'), uint64(i), 10)
+		op.Msg = string(name)
+		w.publish(n, op)
+	}
+	w.inBurst = false
 }
 
 // publish hands op's message to client n's engine. The payload is the

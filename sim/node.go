@@ -275,7 +275,7 @@ func (w *World) crashPoint(n *node, p model.CrashPoint) bool {
 	case w.cfg.Crash.Exhaustive():
 		hit = n.idx == w.crashK && n.points == w.cfg.Crash.K
 	default:
-		hit = w.rnd.PPM(w.prof.CrashPointPPM)
+		hit = !w.inBurst && w.rnd.PPM(w.prof.CrashPointPPM)
 	}
 	if !hit {
 		return false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mqttlab/mqttlab/engine"
+	"github.com/mqttlab/mqttlab/engine/packet"
 )
 
 // NodeConfig is what a "node" op declares of one node: for a client its
@@ -15,9 +16,9 @@ import (
 // the scenario's keep-alive, the engine's windows and sizes, no will).
 //
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
-// clean rm=N window=N ka=N maxsize=N startid=N will=TOPIC:QOS:RETAIN:DELAY,
-// and for the broker only queue=N shared subids (the broker takes startid
-// too).
+// clean rm=N window=N ka=N maxsize=N startid=N aliases=N
+// will=TOPIC:QOS:RETAIN:DELAY, and for the broker only queue=N shared
+// subids (the broker takes startid and aliases too).
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -46,6 +47,11 @@ type NodeConfig struct {
 	// (BrokerConfig.SharedSubscriptions) and Subscription Identifiers
 	// (BrokerConfig.SubscriptionIDs), off by default.
 	Shared, SubIDs bool
+	// Aliases is, for a v5 client, the Topic Alias Maximum it announces
+	// (ClientConfig.TopicAliasMaximum; a 3.1.1 client has none and ignores
+	// it), for the broker the most topic aliases it assigns per connection
+	// (BrokerConfig.TopicAliasesOut); 0: none, as by default.
+	Aliases uint16
 }
 
 // WillConfig is a client's will: the sim names each connection's will
@@ -93,6 +99,7 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	num("maxsize", uint64(c.MaxSize))
 	num("startid", uint64(c.StartID))
 	num("queue", uint64(c.Queue))
+	num("aliases", uint64(c.Aliases))
 	if c.Shared {
 		b = append(b, " shared"...)
 	}
@@ -167,8 +174,11 @@ func (c *NodeConfig) parseArg(a string) error {
 	case "queue":
 		n, err = num(31)
 		c.Queue = uint32(n)
+	case "aliases":
+		n, err = num(16)
+		c.Aliases = uint16(n)
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, shared, subids)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, shared, subids, aliases)", a)
 	}
 	return err
 }
@@ -210,6 +220,9 @@ func (c *NodeConfig) clientConfig(cfg *engine.ClientConfig) {
 		cfg.MaxPacketSize = c.MaxSize
 	}
 	cfg.StartPacketID = c.StartID
+	if cfg.Version == packet.V5 {
+		cfg.TopicAliasMaximum = c.Aliases
+	}
 }
 
 // brokerConfig applies the node config to the broker's engine config.
@@ -232,4 +245,7 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	cfg.StartPacketID = c.StartID
 	cfg.SharedSubscriptions = cfg.SharedSubscriptions || c.Shared
 	cfg.SubscriptionIDs = cfg.SubscriptionIDs || c.SubIDs
+	if c.Aliases != 0 {
+		cfg.TopicAliasesOut = c.Aliases
+	}
 }

@@ -101,7 +101,10 @@ func (o *observer) addNode() {
 // its id may be another unacknowledged message's too (an empty publish's
 // "", which must stay for the next clean start to forget).
 func (o *observer) acknowledged(p int32, cmd engine.CmdID) {
-	if i := slices.IndexFunc(o.unacked[p], func(u pubCmd) bool { return u.cmd == cmd }); i >= 0 {
+	switch i := slices.IndexFunc(o.unacked[p], func(u pubCmd) bool { return u.cmd == cmd }); {
+	case i == 0: // the oldest, as acks mostly come: a burst's 65,535 would copy the rest each time
+		o.unacked[p] = o.unacked[p][1:]
+	case i > 0:
 		o.unacked[p] = slices.Delete(o.unacked[p], i, i+1)
 	}
 }

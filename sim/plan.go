@@ -95,7 +95,15 @@ type Op struct {
 	Cfg *NodeConfig // node: what it declares
 	// SubID is a subscribe's v5 Subscription Identifier (0: none).
 	SubID uint32
+	// Count, on a publish, makes it a burst: Count messages at once, named
+	// Msg.1 .. Msg.Count (0: one message, named Msg). The exhaust
+	// dimension's burst holds every packet id of its client.
+	Count uint32
 }
+
+// MaxBurst bounds a publish's count=: twice the 65,535 packet ids, so a
+// burst can hold them all and go on past them.
+const MaxBurst = 2 * 65535
 
 // OpFlags are an op's boolean options.
 type OpFlags uint8
@@ -239,6 +247,10 @@ func (o Op) appendText(b []byte) []byte {
 		if o.Pad != 0 {
 			b = append(b, " pad="...)
 			b = strconv.AppendInt(b, int64(o.Pad), 10)
+		}
+		if o.Count != 0 {
+			b = append(b, " count="...)
+			b = strconv.AppendUint(b, uint64(o.Count), 10)
 		}
 	case OpNode:
 		b = o.Cfg.appendText(b)
@@ -533,6 +545,13 @@ func (o *Op) parseArgs(args []string) error {
 			var n uint64
 			n, err = strconv.ParseUint(val, 10, 16)
 			o.Pad = uint16(n)
+		case key == "count" && o.Kind == OpPublish:
+			var n uint64
+			n, err = strconv.ParseUint(val, 10, 32)
+			if err == nil && n > MaxBurst {
+				err = fmt.Errorf("count %d is above %d", n, MaxBurst)
+			}
+			o.Count = uint32(n)
 		case !hasVal && key == "clean" && o.Kind == OpConnect:
 			o.Clean = true
 		case !hasVal && key == "retain" && o.Kind == OpPublish:
@@ -594,6 +613,9 @@ func (o *Op) validate() error {
 		if o.Flags&FlagEmpty != 0 && o.Pad != 0 {
 			return fmt.Errorf("publish cannot be both empty and padded")
 		}
+		if o.Count != 0 && o.Flags&FlagEmpty != 0 {
+			return fmt.Errorf("publish count= cannot be empty: each message is named by its payload")
+		}
 	case OpDisconnect:
 		if o.Reason != 0 && (o.Flags&FlagAbnormal != 0 || !engine.ClientDisconnectReason(packet.ReasonCode(o.Reason))) {
 			return fmt.Errorf("disconnect reason=0x%02x: not a reason a client sends (0x04, 0x80-0x83, 0x90, 0x93-0x99), nor one with abnormal", o.Reason)
@@ -608,7 +630,7 @@ func (o *Op) validate() error {
 		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
-			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, startid, shared and subids")
+			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, startid, shared, subids and aliases")
 		}
 		if o.Node != BrokerName && o.Cfg.Queue != 0 {
 			return fmt.Errorf("node %s: queue is the broker's", o.Node)

@@ -102,17 +102,22 @@ func (w *World) run(plan Plan) Result {
 // reserve sizes the run's history, trace tape and string table for plan:
 // about seven or eight history events and 200 to 260 tape bytes per op
 // (liveness included), and a string per published message besides the few
-// names, topics and filters.
+// names, topics and filters; a burst's messages (publish count=) count
+// as ops each.
 func (w *World) reserve(plan Plan) {
-	w.log.recs = slices.Grow(w.log.recs, 8*len(plan.Ops)+64)
-	w.tr.reserve(288*len(plan.Ops) + 1024)
+	ops := len(plan.Ops)
+	for i := range plan.Ops {
+		ops += int(plan.Ops[i].Count)
+	}
+	w.log.recs = slices.Grow(w.log.recs, 8*ops+64)
+	w.tr.reserve(288*ops + 1024)
 	if w.strs.reused {
 		return // the map and slice have the room of earlier runs
 	}
 	n := len(w.strs.strs) + 16
 	for i := range plan.Ops {
 		if plan.Ops[i].Kind == OpPublish {
-			n++
+			n += max(1, int(plan.Ops[i].Count))
 		}
 	}
 	ids := make(map[string]uint32, n)

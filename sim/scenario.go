@@ -56,7 +56,7 @@ func Generate(cfg Config) (Plan, error) {
 	}
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
-	g := &planGen{r: plan, feat: cfg.featureStream(plan), wrapR: cfg.wrapStream(plan), prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
+	g := &planGen{r: plan, feat: cfg.featureStream(plan), wrapR: cfg.wrapStream(plan), more: cfg.moreStream(plan), prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
 		clients: scen.Clients, subs: scen.subscribers()}
 	g.ops = make([]Op, 0, scen.opsHint)
 	scen.gen(g)
@@ -100,10 +100,12 @@ type planGen struct {
 	feat *Rand // the swarm's later dimensions (Config.featureStream)
 	// wrapR draws the swarm's wrap dimension (Config.wrapStream).
 	wrapR *Rand
-	prof  Profile
-	scen  Scenario
-	wl    Workload
-	ops   []Op
+	// more draws the swarm's newest dimensions (Config.moreStream).
+	more *Rand
+	prof Profile
+	scen Scenario
+	wl   Workload
+	ops  []Op
 	// clients are the clients plan-level faults pick from, subs those
 	// that may lose their incoming QoS2 state.
 	clients, subs []string

@@ -37,12 +37,24 @@ type swarmGen struct {
 	// wrap: packet-id counters start near 65535 (drawn from
 	// planGen.wrapR); longWrap: 65,600 messages wrap them (pinned only).
 	wrap, longWrap bool
-	pubs, subs     []*swarmClient
-	members        []*swarmClient // the shared subscriptions' members
-	idle           []*swarmClient
-	msgCount       int
-	away           []swarmAway // disconnected clients and the step they return
-	subEvents      []swarmSubEvent
+	// exhaust: a publisher's burst holds every packet id (swarm_exhaust.go)
+	// at message step exhaustStep.
+	exhaust, exhaustDone bool
+	exhaustStep          int
+	// aliases, dollar: swarm_more.go; aliasesOut is the broker's
+	// TopicAliasesOut when aliases is on.
+	aliases, dollar bool
+	aliasesOut      uint16
+	// topics and wildcardList are the topics published to and the
+	// wildcard filters (swarmTopics and swarmWildcards, or with dollar on
+	// dollarTopics and dollarWildcards).
+	topics, wildcardList []string
+	pubs, subs           []*swarmClient
+	members              []*swarmClient // the shared subscriptions' members
+	idle                 []*swarmClient
+	msgCount             int
+	away                 []swarmAway // disconnected clients and the step they return
+	subEvents            []swarmSubEvent
 }
 
 // swarmClient is one active client of a swarm plan.
@@ -111,6 +123,7 @@ func (s *swarmGen) drawDims() {
 		*d.on = wl.on(d.dim, r, d.num, d.den)
 	}
 	s.drawWrap()
+	s.drawExhaust()
 	if s.longWrap {
 		// 65,600 messages through windows of 1-4 would outlast the
 		// liveness bound: a wrapping seed keeps the default windows.
@@ -133,6 +146,8 @@ func (s *swarmGen) drawDims() {
 		s.idle = append(s.idle, &swarmClient{name: "i" + strconv.Itoa(i+1), version: v, cfg: &NodeConfig{Version: v}})
 	}
 	s.drawLater()
+	s.topics, s.wildcardList = swarmTopics, swarmWildcards
+	s.drawMore()
 }
 
 // client draws one active client's config.
@@ -209,6 +224,12 @@ func (s *swarmGen) declare() {
 		}
 		bc.Shared, bc.SubIDs = s.shared, s.subIDs
 	}
+	if s.aliases {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.Aliases = s.aliasesOut
+	}
 	if bc != nil {
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})
 	}
@@ -231,9 +252,9 @@ func (s *swarmGen) all() []*swarmClient {
 // filter draws a subscription filter.
 func (s *swarmGen) filter() string {
 	if s.wildcards && s.r.Chance(1, 2) {
-		return Pick(s.r, swarmWildcards)
+		return Pick(s.r, s.wildcardList)
 	}
-	return Pick(s.r, swarmTopics)
+	return Pick(s.r, s.topics)
 }
 
 // subOp draws a subscription of client c to filter f.
@@ -336,6 +357,7 @@ func (s *swarmGen) publishAll() {
 		s.subEventsDue(i)
 		s.returnDue(i)
 		s.add(s.publishOp(Pick(r, s.pubs)))
+		s.burstDue(i)
 		if s.disconnects && r.Chance(1, 25) {
 			s.disconnect(i)
 		}
@@ -356,7 +378,7 @@ func (s *swarmGen) publishAll() {
 func (s *swarmGen) publishOp(c *swarmClient) Op {
 	r := s.r
 	c.sent++
-	op := Op{Kind: OpPublish, Node: c.name, Topic: Pick(r, swarmTopics), QoS: uint8(r.IntN(3)),
+	op := Op{Kind: OpPublish, Node: c.name, Topic: Pick(r, s.topics), QoS: uint8(r.IntN(3)),
 		Msg: c.name + "-" + strconv.Itoa(c.sent)}
 	if s.retained && r.Chance(1, 4) {
 		op.Retain = true

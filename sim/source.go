@@ -28,6 +28,10 @@ const (
 	// its packet ids, and where each counter starts): a seed that draws it
 	// off keeps the plan it had with wrap pinned off.
 	streamWrap uint64 = 0x8cb92ba72f3d8dd7
+	// streamMore feeds the swarm's dimensions of issue 21 (exhaust,
+	// aliases, dollar, ...): a seed that draws them all off keeps the plan
+	// it had before they existed.
+	streamMore uint64 = 0x2545f4914f6cdd1d
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

@@ -61,7 +61,7 @@ func TestSwarmOpParseErrors(t *testing.T) {
 		{"node p1 colour=red", `node does not take argument "colour=red"`},
 		{"node p1 will=a:3:true:0", "not TOPIC:QOS(0-2)"},
 		{"node p1 will=a:1", "not TOPIC:QOS:RETAIN:DELAY"},
-		{"node broker v=4", "node broker takes only rm, window, maxsize, queue, startid, shared and subids"},
+		{"node broker v=4", "node broker takes only rm, window, maxsize, queue, startid, shared, subids and aliases"},
 		{"node s1 shared", "shared and subids are the broker's"},
 		{"node broker shared=1", `node does not take argument "shared=1"`},
 		{"subscribe s1 filter=a qos=1 subid=0", `subid "0" is not a number in 1..268435455`},

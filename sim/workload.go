@@ -51,6 +51,9 @@ const (
 	dimWrap                   // packet ids that wrap from 65535 to 1
 	dimShared                 // a group of v5 subscribers on $share/ filters
 	dimSubIDs                 // v5 subscriptions with Subscription Identifiers
+	dimExhaust                // a burst that holds all 65,535 packet ids of a client
+	dimAliases                // the broker's outbound Topic Aliases
+	dimDollar                 // $ topics beside the others
 	numDims
 )
 
@@ -88,6 +91,9 @@ var dimSpecs = [numDims]dimSpec{
 	dimWrap:        {key: "wrap", names: []string{"off", "on", "long"}, doc: "on: every active client's and each new broker session's packet-id counter starts at 65528-65535, so ids wrap to 1 after a few packets (draw: one seed in 4); long: one publisher sends 65,600 QoS 1 messages instead (pinned only: seconds and hundreds of MB per seed)"},
 	dimShared:      {key: "shared", names: onOff, doc: "2-3 persistent v5 members g1..gN of a shared subscription $share/g/F (sometimes a second group $share/h/u/a), leaving and ending their sessions with clean starts; the broker's shared subscriptions on (draw: one seed in 4)"},
 	dimSubIDs:      {key: "subids", names: onOff, doc: "v5 subscriptions carry Subscription Identifiers (a new one on each resubscribe), with an extra overlapping filter; the broker's identifiers on (draw: one seed in 4)"},
+	dimExhaust:     {key: "exhaust", names: onOff, doc: "packet-id exhaustion: a publisher, disconnected, publishes a burst of 65,536 QoS 1 messages to $x/<client>: 65,535 take every packet id, the last is refused; back, it sends them all (draw: one seed in " + strconv.Itoa(exhaustDen) + "; windows off in that seed)"},
+	dimAliases:     {key: "aliases", names: onOff, doc: "the broker assigns 2-4 outbound Topic Aliases per connection, each v5 client announces a Topic Alias Maximum of 0-3 (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
+	dimDollar:      {key: "dollar", names: onOff, doc: "topics $d/a and $d/c/x beside the others, filters $d/#, $d/+ and +/c/x: first-level wildcards never match a $ topic (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
 }
 
 // WorkloadDim describes one workload dimension for usage texts.

@@ -44,13 +44,14 @@ func workloadValues(t *testing.T) []string {
 // workloadSeeds is how many seeds each value runs: CI's form, or the long
 // form with MQTTLAB_LONG=1 (3,000 a value, as 'simrun campaign -seeds 3000
 // -workload KEY=VALUE -shrink 0'). wrap=long (65,600 messages a seed,
-// about a second of CPU each) runs a tenth of them.
+// about a second of CPU each) and exhaust=on (a burst of 65,536, one to
+// three seconds) run a tenth of them.
 func workloadSeeds(value string) uint64 {
 	n := uint64(60)
 	if os.Getenv("MQTTLAB_LONG") == "1" {
 		n = 3000
 	}
-	if value == "wrap=long" {
+	if value == "wrap=long" || value == "exhaust=on" {
 		n = max(n/10, 2)
 	}
 	return n

@@ -145,6 +145,15 @@ func (c Config) featureStream(plan *Rand) *Rand {
 	return newPCG(c.Seed, streamFeatures)
 }
 
+// moreStream returns the draw stream of the swarm's newest dimensions
+// (streamMore); with a Source override, the Source.
+func (c Config) moreStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamMore)
+}
+
 // wrapStream returns the draw stream of the swarm's wrap dimension
 // (streamWrap); with a Source override, the Source.
 func (c Config) wrapStream(plan *Rand) *Rand {
@@ -179,26 +188,31 @@ type World struct {
 	// points of its kind its node passed at its time before it: an armed
 	// crash op replaying it skips that many (Op.Skip).
 	crashSkips []uint8
-	cfg        Config
-	prof       Profile
-	scen       Scenario
-	rnd        *Rand
-	sched      Scheduler
-	nodes      []*node
-	byName     map[string]int32
-	conns      []*conn         // conns[id-1]
-	parked     []engine.ConnID // dials waiting for a partition to heal or the broker to restart
-	phase      phase
-	log        histLog
-	tr         trace
-	stats      Stats
-	obs        observer
-	crashK     int32          // exhaustive-mode node index, -1 if none
-	strs       *strTable      // interned names, topics, payloads, filters
-	evs        worldEvents    // slots boxing the frequent events
-	bytes      byteArena      // copies handed to the engines
-	carve      connCarvers    // conns and the first room of their streams
-	wire       packet.Decoder // decodes what each Send writes (wire.go)
+	// inBurst: a publish count= op is handing its messages to the client;
+	// random crash points draw nothing meanwhile (armed and exhaustive
+	// crashes still fire), or a burst of 65,536 would almost never
+	// reach its end.
+	inBurst bool
+	cfg     Config
+	prof    Profile
+	scen    Scenario
+	rnd     *Rand
+	sched   Scheduler
+	nodes   []*node
+	byName  map[string]int32
+	conns   []*conn         // conns[id-1]
+	parked  []engine.ConnID // dials waiting for a partition to heal or the broker to restart
+	phase   phase
+	log     histLog
+	tr      trace
+	stats   Stats
+	obs     observer
+	crashK  int32          // exhaustive-mode node index, -1 if none
+	strs    *strTable      // interned names, topics, payloads, filters
+	evs     worldEvents    // slots boxing the frequent events
+	bytes   byteArena      // copies handed to the engines
+	carve   connCarvers    // conns and the first room of their streams
+	wire    packet.Decoder // decodes what each Send writes (wire.go)
 	// wireBuf holds a claimed packet encoded again (wire.go).
 	wireBuf []byte
 	// wireErr is the first Send whose bytes disagreed with its packet.
