@@ -16,6 +16,7 @@ func (s *shrinker) round() {
 		run  func()
 	}{
 		{"pin-faults", s.pinFaults},
+		{"delete-structure", s.deleteStructure},
 		{"delete", s.deleteChunks},
 		{"delete-node", s.deleteNodes},
 		{"delete-kind", s.deleteKinds},

@@ -32,7 +32,7 @@ type benchFlags struct {
 func (b *benchFlags) add(fs *flagSet) {
 	fs.BoolVar(&b.on, "bench", false, "measure the shrinker: shrink the failing seeds of each -bench-presets campaign of -bench-seeds seeds, one at a time, and print the distribution")
 	fs.Uint64Var(&b.seeds, "bench-seeds", 2000, "with -bench: seeds 0..`N`-1 of each preset's campaign")
-	fs.StringVar(&b.presets, "bench-presets", strings.Join(benchPresets, ","), "with -bench: comma-separated presets")
+	fs.StringVar(&b.presets, "bench-presets", strings.Join(benchPresets, ","), "with -bench: comma-separated presets, each maybe with mutation canaries: fixed+ignore-granted-qos")
 	fs.IntVar(&b.sample, "bench-sample", 0, "with -bench: shrink at most `K` failing seeds per preset, evenly spread over them (0: every one)")
 	fs.IntVar(&b.maxOps, "bench-max-ops", 20, "with -bench: the size a shrunk plan counts as small at")
 	fs.StringVar(&b.csv, "bench-csv", "", "with -bench: also write one row per shrunk seed to `FILE`")
@@ -101,17 +101,47 @@ func (e *env) shrinkBench(bf benchFlags, w world, budget int, timeout time.Durat
 	return exitOK
 }
 
-// parsePresets reads a comma-separated list of preset names.
+// parsePresets reads a comma-separated list of preset names, each maybe
+// with mutation canaries after a "+": "fixed+ignore-granted-qos" is fixed
+// with that engine.Mutation (the client's when the client implements it,
+// else the broker's), so the mutation canaries' failing seeds can be
+// shrunk too.
 func parsePresets(list string) ([]engine.Preset, error) {
 	var out []engine.Preset
 	for _, name := range strings.Split(list, ",") {
-		p, err := engine.PresetByName(strings.TrimSpace(name))
+		base, muts, _ := strings.Cut(strings.TrimSpace(name), "+")
+		p, err := engine.PresetByName(base)
 		if err != nil {
 			return nil, badUsage("shrink", "bad -bench-presets: %v", err)
+		}
+		if muts != "" {
+			m, err := engine.ParseMutation(muts)
+			if err != nil {
+				return nil, badUsage("shrink", "bad -bench-presets: %q: %v", name, err)
+			}
+			withMutation(&p, m)
+			p.Name = base + "+" + muts
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// withMutation adds each mutation of m to the client's policy when the
+// client implements it (its config then validates), else to the broker's.
+func withMutation(p *engine.Preset, m engine.Mutation) {
+	for bit := engine.Mutation(1); bit != 0 && bit <= m; bit <<= 1 {
+		if m&bit == 0 {
+			continue
+		}
+		c := engine.DefaultClientConfig("c", p.Client)
+		c.Policy.Mutations |= bit
+		if c.Validate() == nil {
+			p.Client.Mutations |= bit
+		} else {
+			p.Broker.Mutations |= bit
+		}
+	}
 }
 
 // failingSeeds runs seeds 0..n-1 of world w and returns the failing ones.
