@@ -15,8 +15,8 @@ import (
 )
 
 // writeChart writes the sequence chart of a run (-html): its history, the
-// violations it is judged by (the first leads the page), its plan and
-// the command that replays it.
+// violations it is judged by (the first finding's clearest occurrence
+// leads the page), its plan and the command that replays it.
 func writeChart(path string, s summary, planText string, r sim.Result, j judge, all bool) error {
 	v := j.judgeRun(r, all)
 	title := fmt.Sprintf("seed %d · preset %s · profile %s · scenario %s · v%s", s.Seed, s.Preset, s.Profile, s.Scenario, s.Version)
@@ -28,9 +28,10 @@ func writeChart(path string, s summary, planText string, r sim.Result, j judge, 
 	if len(v.unpromised) > 0 {
 		notes = append(notes, fmt.Sprintf("%d violation(s) of invariants not promised here (informational): first %s", len(v.unpromised), v.unpromised[0]))
 	}
+	h := r.History()
 	var b bytes.Buffer
 	err := seqchart.Write(&b, seqchart.Run{Title: title, Replay: s.Replay, Plan: planText, Notes: notes,
-		History: r.History(), Violations: v.violations})
+		History: h, Violations: findingsFirst(findings.Group(&h, v.violations), v.violations)})
 	if err != nil {
 		return err
 	}
