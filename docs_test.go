@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqttlab/mqttlab/internal/mosquittotest"
 )
 
 // The docs' runnable commands (docs/README.md, "Runnable commands"): a fenced
@@ -170,8 +172,12 @@ const commandTimeout = 3 * time.Minute
 // a freshly built simrun first on PATH, each file's commands in order in a
 // fresh directory holding copies of docFixtures, and checks each exits with
 // the status its comment promises (0 when it says none). The files run in
-// parallel, their commands in order.
+// parallel, their commands in order. Some commands run Debian's mosquitto
+// and mosquitto-clients: without them the test skips, and fails under CI.
 func TestDocCommands(t *testing.T) {
+	for _, prog := range []string{"mosquitto", "mosquitto_sub", "mosquitto_pub"} {
+		mosquittotest.Require(t, prog) // docs/live.md runs them; skips locally without, fails under CI
+	}
 	bin := t.TempDir()
 	build := exec.Command(goTool(), "build", "-o", filepath.Join(bin, "simrun"), "./cmd/simrun")
 	if out, err := build.CombinedOutput(); err != nil {
