@@ -72,6 +72,8 @@ func (t *tester) workload(ctx context.Context) {
 			p.publish(msg)
 		case *extPub:
 			ok = p.publish(msg)
+		case *adapterClient:
+			ok = p.publish(msg)
 		}
 		t.mu.Lock()
 		if ok {

@@ -119,6 +119,9 @@ type ProcOptions struct {
 	// OnLine is called with every stdout line, in order, from one
 	// goroutine (nil: none).
 	OnLine func(line string)
+	// Stdin gives the process a pipe for its standard input (Process.Stdin);
+	// otherwise it reads /dev/null.
+	Stdin bool
 }
 
 // Process is a running subject: a shell and everything it starts, in a
@@ -133,6 +136,7 @@ type Process struct {
 	stopped bool
 	mu      sync.Mutex
 	tail    tailBuffer
+	stdin   io.WriteCloser
 }
 
 // StartProcess starts opts.Command in a new process group. The shell gets
@@ -151,6 +155,13 @@ func StartProcess(opts ProcOptions) (*Process, error) {
 		errW = io.MultiWriter(opts.Log, &p.tail)
 	}
 	cmd.Stdout, cmd.Stderr = pw, errW
+	if opts.Stdin {
+		if p.stdin, err = cmd.StdinPipe(); err != nil {
+			pr.Close()
+			pw.Close()
+			return nil, fmt.Errorf("live: start %s: %w", opts.Name, err)
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
@@ -190,6 +201,11 @@ func (p *Process) readStdout(r *os.File, read chan<- struct{}) {
 		}
 	}
 }
+
+// Stdin is the write end of the process's standard input (nil unless
+// ProcOptions.Stdin). Writes block while the pipe is full (a paused
+// process).
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
 
 // Pid is the process id of the shell, which is also the process group id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

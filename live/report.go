@@ -252,8 +252,8 @@ func (r *Report) Summary() string {
 	c := r.Config
 	fmt.Fprintf(&b, "== live run: seed %d ==\n", r.Seed)
 	fmt.Fprintf(&b, "broker       %s\n", c.Broker.Name)
-	fmt.Fprintf(&b, "subscribers  %d x %s\n", c.Subscribers, orOurs(c.Subscriber))
-	fmt.Fprintf(&b, "publishers   %d x %s\n", c.Publishers, orOurs(c.Publisher))
+	fmt.Fprintf(&b, "subscribers  %d x %s\n", c.Subscribers, subjectName(c.Subscriber, c.SubscriberAdapter))
+	fmt.Fprintf(&b, "publishers   %d x %s\n", c.Publishers, subjectName(c.Publisher, c.PublisherAdapter))
 	fmt.Fprintf(&b, "workload     QoS %d on %s, %d msg/s, fault phase %v, liveness bound %v (wall %v)\n", c.QoS, c.Topic, c.Rate, c.Duration, c.Liveness, r.Wall.Round(time.Millisecond))
 	if cut := r.cutoff(); cut != "" {
 		fmt.Fprintf(&b, "liveness     CUT, unfinished: %s\n", cut)
@@ -338,7 +338,11 @@ func countList(vs []model.Violation) string {
 	return strings.Join(parts, ", ")
 }
 
-func orOurs(tmpl string) string {
+// subjectName describes a role's clients: an adapter, a template, or ours.
+func subjectName(tmpl string, a *Adapter) string {
+	if a != nil {
+		return "adapter " + a.Name + " (long-running, " + a.Dir + ")"
+	}
 	if tmpl == "" {
 		return "ours (engine client, file store)"
 	}

@@ -57,10 +57,8 @@ func (t *tester) waitSubscribed(c client) error {
 // whyNotStarting returns why subscriber c cannot start, or "" while it
 // still may.
 func (t *tester) whyNotStarting(c client) string {
-	if e, ok := c.(*extSub); ok {
-		if p := e.current(); p != nil && p.Exited() {
-			return fmt.Sprintf("its command exited with status %d%s", p.ExitCode(), ExecHint(p.ExitCode()))
-		}
+	if p := subjectProcess(c); p != nil && p.Exited() {
+		return fmt.Sprintf("its command exited with status %d%s", p.ExitCode(), ExecHint(p.ExitCode()))
 	}
 	if t.brk != nil {
 		if p := t.brk.current(); p != nil && p.Exited() {
@@ -147,8 +145,8 @@ func (t *tester) versionHint(id string, likely bool) string {
 // output.
 func (t *tester) outputTails(c client) string {
 	var b strings.Builder
-	if e, ok := c.(*extSub); ok && e.current() != nil {
-		b.WriteString(tailLines("its output", e.current().Stderr()))
+	if p := subjectProcess(c); p != nil {
+		b.WriteString(tailLines("its output", p.Stderr()))
 	}
 	if t.brk != nil && t.brk.current() != nil {
 		b.WriteString(tailLines("the broker's output", t.brk.current().Stderr()))

@@ -44,8 +44,12 @@ type TestConfig struct {
 	// Subscriber and Publisher are external client templates ({port} {id}
 	// {topic} {qos} {dir}, and {msg} for the publisher); empty runs this
 	// project's engine client (ClientPolicy, file store) in process.
-	Subscriber, Publisher   string
-	Subscribers, Publishers int
+	Subscriber, Publisher string
+	// SubscriberAdapter and PublisherAdapter, when set, run the clients of
+	// that role as adapters of the long-running protocol (protocol.go)
+	// instead of Subscriber and Publisher.
+	SubscriberAdapter, PublisherAdapter *Adapter
+	Subscribers, Publishers             int
 	Topic                   string
 	QoS                     uint8 // subscription and publish QoS, 1 or 2
 	// Rate is the messages per second of all publishers together; Messages
@@ -144,6 +148,9 @@ type tester struct {
 	persist  map[string]bool         // external clients that connected persistently
 	issued   int
 	skipped  int
+	// acceptedMsgs are the messages an adapter reported accepted.
+	acceptedMsgs  map[string]bool
+	adapterErrors int
 	schedule []Fault
 	applied  map[FaultKind]int
 	// tolerance is the measured timing uncertainty (jitterProbe) over
@@ -166,7 +173,7 @@ func RunTest(ctx context.Context, cfg TestConfig) (*Report, error) {
 		cfg.Log = io.Discard
 	}
 	t := &tester{cfg: cfg, rec: NewRecorder(), sv: NewSupervisor(), lastPub: map[string]model.Packet{},
-		persist: map[string]bool{}, applied: map[FaultKind]int{}}
+		persist: map[string]bool{}, applied: map[FaultKind]int{}, acceptedMsgs: map[string]bool{}}
 	t.nonce = fmt.Sprintf("%06x", cfg.Seed&0xffffff)
 	t.idRE = regexp.MustCompile(`lt` + t.nonce + `-[0-9]+`)
 	defer t.teardown()
@@ -192,6 +199,9 @@ func (t *tester) setup() error {
 		if err := os.MkdirAll(filepath.Join(t.cfg.Dir, d), 0o755); err != nil {
 			return fmt.Errorf("%w: run directory: %w", ErrConfig, err)
 		}
+	}
+	if err := t.buildAdapters(); err != nil {
+		return err
 	}
 	target := t.cfg.Broker.Addr
 	if target != "" {
@@ -222,10 +232,31 @@ func (t *tester) setup() error {
 	return t.startPublishers()
 }
 
+// buildAdapters runs each adapter's build.sh once (logs/build-NAME.log).
+func (t *tester) buildAdapters() error {
+	done := map[string]bool{}
+	for _, a := range []*Adapter{t.cfg.SubscriberAdapter, t.cfg.PublisherAdapter} {
+		if a == nil || done[a.Dir] {
+			continue
+		}
+		done[a.Dir] = true
+		t.logf("building adapter %s", a.Name)
+		log := t.openLog("build-" + a.Name)
+		err := a.Build(context.Background(), log)
+		if log != nil {
+			log.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // external reports whether id is an external program's client id.
 func (t *tester) external(id string) bool {
-	isSub := strings.HasPrefix(id, "s") && t.cfg.Subscriber != ""
-	isPub := strings.HasPrefix(id, "p") && t.cfg.Publisher != ""
+	isSub := strings.HasPrefix(id, "s") && (t.cfg.Subscriber != "" || t.cfg.SubscriberAdapter != nil)
+	isPub := strings.HasPrefix(id, "p") && (t.cfg.Publisher != "" || t.cfg.PublisherAdapter != nil)
 	return isSub || isPub
 }
 
@@ -255,14 +286,20 @@ func (t *tester) noteReceived(node string, p model.Packet) {
 // ids in a subscriber's stdout line.
 func (t *tester) linesDelivered(node, line string) {
 	for _, msg := range t.idRE.FindAllString(line, -1) {
-		t.mu.Lock()
-		p, ok := t.lastPub[node+"\x00"+msg]
-		t.mu.Unlock()
-		if !ok {
-			p = model.Packet{Type: model.PUBLISH, QoS: t.cfg.QoS, Topic: t.cfg.Topic, Msg: msg, Payload: msg}
-		}
-		t.rec.Add(model.Event{Kind: model.Delivered, Time: time.Now().UnixNano(), Node: node, Msg: msg, Topic: p.Topic, QoS: p.QoS, Packet: p})
+		t.delivered(node, msg)
 	}
+}
+
+// delivered records node's Delivered event of msg, with the QoS and DUP
+// flag of the last PUBLISH of msg the proxy forwarded to it.
+func (t *tester) delivered(node, msg string) {
+	t.mu.Lock()
+	p, ok := t.lastPub[node+"\x00"+msg]
+	t.mu.Unlock()
+	if !ok {
+		p = model.Packet{Type: model.PUBLISH, QoS: t.cfg.QoS, Topic: t.cfg.Topic, Msg: msg, Payload: msg}
+	}
+	t.rec.Add(model.Event{Kind: model.Delivered, Time: time.Now().UnixNano(), Node: node, Msg: msg, Topic: p.Topic, QoS: p.QoS, Packet: p})
 }
 
 // vars are a client template's values.
@@ -297,10 +334,14 @@ func (t *tester) startSubscribers() error {
 		id := "s" + strconv.Itoa(i)
 		var c client
 		var err error
-		if t.cfg.Subscriber == "" {
+		switch {
+		case t.cfg.SubscriberAdapter != nil:
+			a := &adapterClient{t: t, name: id, sub: true, ad: *t.cfg.SubscriberAdapter, dir: t.clientDir(id), log: t.openLog(id)}
+			c, err = a, a.start()
+		case t.cfg.Subscriber == "":
 			o := &ourClient{t: t, name: id, sub: true, storeAt: t.clientDir(id)}
 			c, err = o, o.start()
-		} else {
+		default:
 			e := &extSub{t: t, name: id, dir: t.clientDir(id), log: t.openLog(id)}
 			c, err = e, e.start()
 		}
@@ -317,9 +358,30 @@ func (t *tester) startSubscribers() error {
 	return nil
 }
 
+// subjectProcess is an external client's current process (nil: none).
+func subjectProcess(c client) *Process {
+	switch e := c.(type) {
+	case *extSub:
+		return e.current()
+	case *adapterClient:
+		return e.latest()
+	}
+	return nil
+}
+
+// startPublishers starts the publishers; adapters are waited for (bounded)
+// until connected, so no message waits on a process's start-up.
 func (t *tester) startPublishers() error {
 	for i := 1; i <= t.cfg.Publishers; i++ {
 		id := "p" + strconv.Itoa(i)
+		if t.cfg.PublisherAdapter != nil {
+			a := &adapterClient{t: t, name: id, ad: *t.cfg.PublisherAdapter, dir: t.clientDir(id), log: t.openLog(id)}
+			if err := a.start(); err != nil {
+				return err
+			}
+			t.pubs = append(t.pubs, a)
+			continue
+		}
 		if t.cfg.Publisher == "" {
 			o := &ourClient{t: t, name: id, storeAt: t.clientDir(id)}
 			if err := o.start(); err != nil {
@@ -329,6 +391,21 @@ func (t *tester) startPublishers() error {
 			continue
 		}
 		t.pubs = append(t.pubs, &extPub{t: t, name: id, dir: t.clientDir(id), log: t.openLog(id)})
+	}
+	if t.cfg.PublisherAdapter == nil {
+		return nil
+	}
+	for _, c := range t.pubs {
+		ctx, cancel := context.WithTimeout(context.Background(), t.cfg.StartTimeout)
+		_, err := t.rec.Wait(ctx, 0, func(e model.Event) bool { return e.Kind == model.Connected && e.Node == c.id() })
+		cancel()
+		if err != nil {
+			msg := ""
+			if p := subjectProcess(c); p != nil {
+				msg = "; its stderr:\n" + p.Stderr()
+			}
+			return fmt.Errorf("%w: publisher %s not connected within %v%s", ErrNotStarted, c.id(), t.cfg.StartTimeout, msg)
+		}
 	}
 	return nil
 }

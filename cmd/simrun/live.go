@@ -62,7 +62,7 @@ type liveFlags struct {
 	seed                                  uint64
 	broker, brokerPreset, brokerConfig    string
 	brokerAddr                            string
-	subscriber, publisher                 string
+	subscriber, publisher, adapters       string
 	subscribers, publishers               int
 	clientPreset, version, promise, out   string
 	topic, faults                         string
@@ -77,8 +77,9 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.StringVar(&f.brokerPreset, "broker-preset", defaultPreset, "engine preset of -broker ours (see 'simrun presets')")
 	fs.StringVar(&f.brokerConfig, "broker-config", "", "config file template ({port} {dir}) written to {dir}/ before each broker start: a file, or built-in mosquitto (Debian's persistence defaults) or mosquitto-strict (save after every change)")
 	fs.StringVar(&f.brokerAddr, "broker-addr", "", "HOST:PORT of a broker the tester does not manage (no broker faults)")
-	fs.StringVar(&f.subscriber, "subscriber", "", "external subscriber command template ({port} {id} {topic} {qos} {dir}); empty: ours")
-	fs.StringVar(&f.publisher, "publisher", "", "external publisher command template ({port} {id} {topic} {qos} {dir} {msg}), run once per message; empty: ours")
+	fs.StringVar(&f.subscriber, "subscriber", "ours", "the subscribers: an adapter's name (ours, or a folder of -adapters: paho-go, paho-python, mqttjs, mosquitto-clients, ...), a path to an adapter's folder, or a command template ({port} {id} {topic} {qos} {dir})")
+	fs.StringVar(&f.publisher, "publisher", "ours", "the publishers: an adapter's name or folder as -subscriber, or a command template ({port} {id} {topic} {qos} {dir} {msg}) run once per message")
+	fs.StringVar(&f.adapters, "adapters", "", "folder of the adapters (default: live/adapters of the working directory or the nearest parent that has one)")
 	fs.IntVar(&f.subscribers, "subscribers", 2, "number of subscribers (ids s1, s2, ...)")
 	fs.IntVar(&f.publishers, "publishers", 2, "number of publishers (ids p1, p2, ...)")
 	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
@@ -186,7 +187,13 @@ func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
 	if dir == "" {
 		dir = filepath.Join("live-runs", fmt.Sprintf("seed-%d", seed))
 	}
-	cfg.Seed, cfg.Dir, cfg.Subscriber, cfg.Publisher = seed, dir, f.subscriber, f.publisher
+	cfg.Seed, cfg.Dir = seed, dir
+	if cfg.Subscriber, cfg.SubscriberAdapter, err = f.subject(f.subscriber); err != nil {
+		return cfg, bad("bad -subscriber: %v", err)
+	}
+	if cfg.Publisher, cfg.PublisherAdapter, err = f.subject(f.publisher); err != nil {
+		return cfg, bad("bad -publisher: %v", err)
+	}
 	cfg.Subscribers, cfg.Publishers, cfg.Topic, cfg.QoS = f.subscribers, f.publishers, f.topic, uint8(f.qos)
 	cfg.Rate, cfg.Messages, cfg.Duration, cfg.Faults = f.rate, f.messages, f.duration, kinds
 	cfg.FaultInterval, cfg.Liveness, cfg.StartTimeout = f.interval, f.liveness, f.startTO
@@ -195,6 +202,52 @@ func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
 		return cfg, bad("bad -qos %d: 1 or 2", f.qos)
 	}
 	return cfg, nil
+}
+
+// subject resolves -subscriber or -publisher: ours (our engine client, in
+// process: no template and no adapter), an adapter (a single word naming
+// a folder of the adapters, or a path to a folder holding run.sh), or a
+// command template.
+func (f *liveFlags) subject(v string) (string, *live.Adapter, error) {
+	v = strings.TrimSpace(v)
+	if v == "" || v == "ours" {
+		return "", nil, nil
+	}
+	if strings.ContainsAny(v, " \t{") {
+		return v, nil, nil
+	}
+	root, err := f.adapterRoot()
+	if err != nil && !strings.ContainsRune(v, '/') {
+		return "", nil, err
+	}
+	a, err := live.FindAdapter(root, v)
+	if err != nil {
+		return "", nil, err
+	}
+	return "", &a, nil
+}
+
+// adapterRoot is -adapters, or live/adapters of the working directory or
+// its nearest parent that has one.
+func (f *liveFlags) adapterRoot() (string, error) {
+	if f.adapters != "" {
+		return f.adapters, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		cand := filepath.Join(dir, "live", "adapters")
+		if st, err := os.Stat(cand); err == nil && st.IsDir() {
+			return cand, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no live/adapters folder in the working directory or its parents: run simrun from the repository, or give -adapters")
+		}
+		dir = parent
+	}
 }
 
 // brokerSubject resolves -broker, -broker-preset, -broker-config and
