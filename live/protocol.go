@@ -96,7 +96,9 @@ func (a Adapter) Build(ctx context.Context, log io.Writer) error {
 }
 
 // command is the shell command line that runs the adapter.
-func (a Adapter) command() string { return "exec /bin/sh " + shellQuote(filepath.Join(a.Dir, "run.sh")) }
+func (a Adapter) command() string {
+	return "exec /bin/sh " + shellQuote(filepath.Join(a.Dir, "run.sh"))
+}
 
 // KeepAlive is the keep-alive, in seconds, the tester asks adapters for.
 const KeepAlive = 10

@@ -50,8 +50,8 @@ type TestConfig struct {
 	// instead of Subscriber and Publisher.
 	SubscriberAdapter, PublisherAdapter *Adapter
 	Subscribers, Publishers             int
-	Topic                   string
-	QoS                     uint8 // subscription and publish QoS, 1 or 2
+	Topic                               string
+	QoS                                 uint8 // subscription and publish QoS, 1 or 2
 	// Rate is the messages per second of all publishers together; Messages
 	// bounds their number (0: no bound but Duration).
 	Rate, Messages int
@@ -143,16 +143,16 @@ type tester struct {
 	idRE  *regexp.Regexp
 	nonce string
 
-	mu       sync.Mutex
-	lastPub  map[string]model.Packet // node + "\x00" + msg: its last Received PUBLISH
-	persist  map[string]bool         // external clients that connected persistently
-	issued   int
-	skipped  int
+	mu      sync.Mutex
+	lastPub map[string]model.Packet // node + "\x00" + msg: its last Received PUBLISH
+	persist map[string]bool         // external clients that connected persistently
+	issued  int
+	skipped int
 	// acceptedMsgs are the messages an adapter reported accepted.
 	acceptedMsgs  map[string]bool
 	adapterErrors int
-	schedule []Fault
-	applied  map[FaultKind]int
+	schedule      []Fault
+	applied       map[FaultKind]int
 	// tolerance is the measured timing uncertainty (jitterProbe) over
 	// samples probes: the keep-alive rules' slack.
 	tolerance time.Duration

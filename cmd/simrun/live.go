@@ -84,7 +84,7 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.IntVar(&f.publishers, "publishers", 2, "number of publishers (ids p1, p2, ...)")
 	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
 	fs.StringVar(&f.version, "version", "5", "MQTT version of our clients: 3 (3.1.1) or 5")
-	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2)")
+	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2); default: each role's adapter's own profile (paho-go, paho-python, mqttjs, mosquitto-clients; spec for ours and templates), the spec for the broker")
 	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N); the tester owns it: an earlier live run's files in it are cleared first")
 	fs.BoolVar(&f.force, "force", false, "use a run directory that holds files no live run wrote (they are kept; the live run's are cleared)")
 	fs.StringVar(&f.topic, "topic", "mqttlab/live", "topic of the workload")
@@ -162,6 +162,9 @@ func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
 	if err != nil {
 		return cfg, bad("bad -faults: %v", err)
 	}
+	if !fs.isSet("promise") {
+		f.promise = f.defaultPromise()
+	}
 	if cfg.Promise, cfg.PromiseRoles, err = parsePromise(f.promise, f.subscribers, f.publishers); err != nil {
 		return cfg, bad("bad -promise: %v", err)
 	}
@@ -202,6 +205,23 @@ func (f *liveFlags) config(fs *flagSet) (live.TestConfig, error) {
 		return cfg, bad("bad -qos %d: 1 or 2", f.qos)
 	}
 	return cfg, nil
+}
+
+// defaultPromise is -promise when not given: each role's adapter's own
+// profile (a promise set of the adapter's name), the spec for ours, a
+// template, or an adapter without one.
+func (f *liveFlags) defaultPromise() string {
+	profile := func(v string) string {
+		if v == "" || strings.ContainsAny(v, " \t{/") || !hasProfile(v) {
+			return "spec"
+		}
+		return v
+	}
+	sub, pub := profile(f.subscriber), profile(f.publisher)
+	if sub == "spec" && pub == "spec" {
+		return "spec"
+	}
+	return "subscribers=" + sub + ";publishers=" + pub
 }
 
 // subject resolves -subscriber or -publisher: ours (our engine client, in

@@ -40,6 +40,40 @@ var promiseSets = []struct {
 	{"mosquitto-clients", "libmosquitto's tools: client-memory and client-ack-first", scopeClient, func(p *model.Policy) {
 		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback = model.RetransmitMemory, false, true
 	}},
+	// The library profiles: what each adapter's library promises, read in
+	// its own documentation and code (docs/live.md's table cites each
+	// claim). Each starts from the spec's client promises.
+	{"ours", "this project's engine client (the fixed preset): every promise of the spec", scopeClient, func(p *model.Policy) {
+		*p = withClient(*p, model.FixedPolicy())
+	}},
+	{"paho-go", "Eclipse Paho Go with its file store: outgoing messages on disk before Publish returns, acks after the handler, incoming QoS 2 ids not kept across a restart", scopeClient, func(p *model.Policy) {
+		*p = withClient(*p, model.FixedPolicy())
+		p.QoS2Durable = false
+	}},
+	{"paho-python", "Eclipse Paho Python 1.6: session in memory, PUBREC before on_message, an unknown PUBREC unanswered", scopeClient, func(p *model.Policy) {
+		*p = withClient(*p, model.FixedPolicy())
+		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback, p.UnknownAck = model.RetransmitMemory, false, true, model.UnknownAckFail
+	}},
+	{"mqttjs", "MQTT.js 5 with its default stores: session in memory, PUBREC before 'message', an unknown PUBREC unanswered", scopeClient, func(p *model.Policy) {
+		*p = withClient(*p, model.FixedPolicy())
+		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback, p.UnknownAck = model.RetransmitMemory, false, true, model.UnknownAckFail
+	}},
+}
+
+// withClient returns p with the client fields of c.
+func withClient(p, c model.Policy) model.Policy {
+	p.Retransmit, p.UnknownAck, p.AckBeforeCallback, p.QoS2Durable = c.Retransmit, c.UnknownAck, c.AckBeforeCallback, c.QoS2Durable
+	return p
+}
+
+// hasProfile reports whether name is a promise set (an adapter's profile).
+func hasProfile(name string) bool {
+	for _, ps := range promiseSets {
+		if ps.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func promiseNames() []string {
