@@ -86,9 +86,4 @@ func TestLiveAdapters(t *testing.T) {
 
 // profileOf is the summary's promise line of an adapter judged by its
 // default -promise.
-func profileOf(name string) string {
-	if name == "ours" {
-		return "every role: spec"
-	}
-	return "subscribers: " + name
-}
+func profileOf(name string) string { return "subscribers: " + name }
