@@ -61,15 +61,22 @@ func (t *tester) workload(ctx context.Context) {
 	tick := time.NewTicker(time.Second / time.Duration(t.cfg.Rate))
 	defer tick.Stop()
 	start := time.Now()
-	for n := 0; t.cfg.Messages == 0 || n < t.cfg.Messages; {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		due := int(time.Since(start) * time.Duration(t.cfg.Rate) / time.Second)
+	n := 0
+	catchUp := func(elapsed time.Duration) {
+		due := int(elapsed * time.Duration(t.cfg.Rate) / time.Second)
 		for ; n < due && (t.cfg.Messages == 0 || n < t.cfg.Messages); n++ {
 			t.issue(n)
+		}
+	}
+	for t.cfg.Messages == 0 || n < t.cfg.Messages {
+		select {
+		case <-ctx.Done():
+			// What fell due before the phase ended, should the end have
+			// come while this goroutine waited for a core.
+			catchUp(min(time.Since(start), t.cfg.Duration))
+			return
+		case <-tick.C:
+			catchUp(time.Since(start))
 		}
 	}
 }
