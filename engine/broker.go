@@ -77,6 +77,8 @@ type BrokerStats struct {
 //	b/i/ID/PID         inbound QoS 2 id awaiting PUBREL (pending: with the
 //	                   message, until its copies are synced)
 //	b/r/TOPIC          retained message
+//	b/t/ID             tombstone: the session's discard began at this
+//	                   sequence number; older records of ID are void
 //
 // Only sessions that outlive their connection (expiry > 0) are persisted.
 // NewBroker rebuilds all of it; connections never survive a restart.
@@ -101,6 +103,10 @@ type Broker struct {
 	// the first Step, before anything can make a new session of that id
 	// that a later restart would give them to.
 	orphans []string
+	// tombs are the keys of restored tombstones (dropRecords): deleted at
+	// the first Step, once the orphans they made are deleted and synced.
+	tombs  []string
+	tombAt map[string]uint64 // client id -> its restored tombstone's sequence number
 	// unfinished are the ids of restored sessions whose end a crash
 	// interrupted after it handed copies on (dropHandedOn): ended at the
 	// first Step.

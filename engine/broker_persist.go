@@ -144,6 +144,7 @@ const (
 	prefixOut      = "b/o/"
 	prefixInbound  = "b/i/"
 	prefixRetained = "b/r/"
+	prefixTomb     = "b/t/"
 )
 
 // keyBuf is room for a typical key on the stack: building one costs only the
@@ -179,6 +180,17 @@ func appendPadded(dst []byte, v uint64, width int) []byte {
 }
 
 func keySession(id string) string { return prefixSession + strconv.Itoa(len(id)) + ":" + id }
+func keyTomb(id string) string    { return prefixTomb + strconv.Itoa(len(id)) + ":" + id }
+
+// saveTomb writes the tombstone of a session whose discard begins now
+// (dropRecords): every record of the client id with a lower sequence
+// number is void.
+func (b *Broker) saveTomb(id string) {
+	w := b.record()
+	w.u64(b.nextSeq())
+	w.str(id)
+	b.putRecord(keyTomb(id), &w)
+}
 
 // appendClientKeySession appends keySession(id).
 func appendClientKeySession(dst []byte, id string) []byte {
@@ -392,10 +404,14 @@ func (b *Broker) saveRetained(topic string, r *brokerRetained) {
 func (b *Broker) restore(records []Record) error {
 	recs := slices.Clone(records)
 	slices.SortFunc(recs, func(x, y Record) int { return strings.Compare(x.Key, y.Key) })
+	if err := b.restoreTombs(recs); err != nil {
+		return err
+	}
 	var subs, outs, ins []Record
 	for _, r := range recs {
 		var err error
 		switch {
+		case strings.HasPrefix(r.Key, prefixTomb):
 		case strings.HasPrefix(r.Key, prefixSession):
 			err = b.restoreSession(r)
 		case strings.HasPrefix(r.Key, prefixSub):
@@ -431,7 +447,8 @@ func (b *Broker) restore(records []Record) error {
 			s.ids.SetLast(s.inflight[n-1].id)
 		}
 	}
-	b.restored = len(b.sessions) > 0 || len(b.orphans) > 0 // pendingIn belong to sessions
+	b.tombAt = nil
+	b.restored = len(b.sessions) > 0 || len(b.orphans) > 0 || len(b.tombs) > 0 // pendingIn belong to sessions
 	return nil
 }
 
@@ -452,6 +469,41 @@ func corrupt(key string, why string) error {
 
 // seen keeps the sequence counter above every restored sequence number.
 func (b *Broker) seen(seq uint64) { b.seq = max(b.seq, seq) }
+
+// restoreTombs reads the tombstones of recs (in key order) first: the
+// discards a crash interrupted (dropRecords). Each voids the records of its
+// client id older than it, whatever part of the deletions the crash kept;
+// the session a clean start made after it (newer records) stays.
+func (b *Broker) restoreTombs(recs []Record) error {
+	lo, _ := slices.BinarySearchFunc(recs, prefixTomb, func(r Record, k string) int { return strings.Compare(r.Key, k) })
+	for _, r := range recs[lo:] {
+		if !strings.HasPrefix(r.Key, prefixTomb) {
+			break
+		}
+		rd := recReader{b: r.Value}
+		seq, id := rd.u64(), rd.str()
+		if err := rd.done(); err != nil {
+			return corrupt(r.Key, err.Error())
+		}
+		if r.Key != keyTomb(id) || seq == 0 {
+			return corrupt(r.Key, "tombstone does not match its key")
+		}
+		b.seen(seq)
+		if b.tombAt == nil {
+			b.tombAt = map[string]uint64{}
+		}
+		b.tombAt[id] = seq
+		b.tombs = append(b.tombs, r.Key)
+	}
+	return nil
+}
+
+// void reports whether a restored record of client id with sequence number
+// seq predates a tombstone of id: part of a discarded session.
+func (b *Broker) void(id string, seq uint64) bool {
+	t, ok := b.tombAt[id]
+	return ok && seq < t
+}
 
 func (b *Broker) restoreSession(r Record) error {
 	rd := recReader{b: r.Value, arena: &b.bytes}
@@ -474,6 +526,10 @@ func (b *Broker) restoreSession(r Record) error {
 		return corrupt(r.Key, "invalid will")
 	}
 	b.seen(seq)
+	if b.void(id, seq) {
+		b.orphans = append(b.orphans, r.Key) // an interrupted discard's: the session is gone
+		return nil
+	}
 	s := b.newSession(id)
 	s.version, s.expiry, s.offlineAt, s.persisted, s.will = packetVersion(ver), exp, Time(off), true, will
 	return nil
@@ -495,7 +551,7 @@ func (b *Broker) restoreSub(r Record) error {
 	}
 	b.seen(seq)
 	s := b.sessions[id]
-	if s == nil {
+	if s == nil || b.void(id, seq) {
 		b.orphans = append(b.orphans, r.Key) // its session record was lost: the subscription went with it
 		return nil
 	}
@@ -532,7 +588,7 @@ func (b *Broker) restoreOut(r Record) error {
 	}
 	b.seen(m.seq)
 	s := b.sessions[id]
-	if s == nil {
+	if s == nil || b.void(id, m.seq) {
 		b.orphans = append(b.orphans, r.Key)
 		return nil
 	}
@@ -566,7 +622,7 @@ func (b *Broker) restoreInbound(r Record) error {
 	}
 	b.seen(seq)
 	s := b.sessions[id]
-	if s == nil {
+	if s == nil || b.void(id, seq) {
 		b.orphans = append(b.orphans, r.Key)
 		return nil
 	}

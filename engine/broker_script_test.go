@@ -534,7 +534,7 @@ func (w *bsWorld) configure(args []string) error {
 				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry, "willdropondisconnect": MutWillDropOnDisconnect, "ignoremaxsize": MutIgnoreMaxSize,
 				"subidsfirstonly":        MutSubIDsFirstOnly,
 				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained,
-				"maxsizeestimate": MutMaxSizeEstimate}[v]
+				"maxsizeestimate": MutMaxSizeEstimate, "halfdelete": MutHalfDelete, "expiryrestart": MutExpiryRestart}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

@@ -250,24 +250,52 @@ func (b *Broker) endSession(s *brokerSession) {
 // dropRecords deletes every durable record of the session: when it ends, or
 // when it is resumed with a Session Expiry of 0 (it will end at close, so a
 // restart must not bring back the old state).
+//
+// The discard is atomic across a crash [MQTT-3.1.2-4] [MQTT-4.1.0-2]: a
+// crash keeps any part of an unsynced batch (sim.Disk), so the deletions
+// alone could leave a session without some of its subscriptions or
+// messages. A tombstone (b/t/ID) naming the sequence number the discard
+// took goes first, synced after everything pending (a shared member's
+// copies handed on, whose records must not be lost with the session); then
+// the deletions, synced; then the tombstone's own deletion, with the next
+// batch. A restart that finds a tombstone drops every record of the client
+// id older than it (restoreTombs) and finishes the deletion
+// (deleteOrphans): the session comes back whole, or not at all.
 func (b *Broker) dropRecords(s *brokerSession) {
 	if !s.persisted {
 		return
+	}
+	half := b.pol.Mutations&MutHalfDelete != 0 // the canary: no tombstone, and the message records stay
+	atomic := b.pol.Persistence == PersistEveryChange && !half
+	if atomic {
+		b.store.flush(b)
+		b.saveTomb(s.id)
+		b.store.flush(b)
 	}
 	for _, f := range sortedKeys(s.subs) {
 		b.store.del(keySub(s.id, f))
 	}
 	for i := range s.inflight {
-		b.store.del(b.outRecKey(s, &s.inflight[i]))
+		if !half {
+			b.store.del(b.outRecKey(s, &s.inflight[i]))
+		}
 	}
 	for i := range s.queue {
-		b.store.del(b.outRecKey(s, &s.queue[i]))
+		if !half {
+			b.store.del(b.outRecKey(s, &s.queue[i]))
+		}
 	}
 	for _, id := range s.inbound.ids() {
-		b.store.del(b.inKey(s, id))
+		if !half {
+			b.store.del(b.inKey(s, id))
+		}
 	}
 	b.store.del(keySession(s.id))
 	s.persisted = false
+	if atomic {
+		b.store.flush(b)
+		b.store.del(keyTomb(s.id))
+	}
 }
 
 // armExpiry sets the session's expiry timer, unless it never expires.
@@ -297,9 +325,10 @@ func (b *Broker) expireIfDue(s *brokerSession) {
 // synced before anything else the Step does: left on disk, they would join
 // the next session of their client id at a later restart, which must start
 // empty [MQTT-3.2.2-3] (a crash that kept part of a session's deletion
-// batch leaves such records).
+// batch leaves such records, and the records older than a tombstone are
+// orphans too: restoreTombs). The tombstones go after them.
 func (b *Broker) deleteOrphans() {
-	if len(b.orphans) == 0 {
+	if len(b.orphans) == 0 && len(b.tombs) == 0 {
 		return
 	}
 	for _, k := range b.orphans {
@@ -309,6 +338,10 @@ func (b *Broker) deleteOrphans() {
 	if b.pol.Persistence == PersistEveryChange {
 		b.store.flush(b)
 	}
+	for _, k := range b.tombs {
+		b.store.del(k) // the discards they guarded are finished and synced
+	}
+	b.tombs = nil
 }
 
 // resumeRestored runs at the first Step after a restart: sessions that were
@@ -322,7 +355,7 @@ func (b *Broker) resumeRestored() {
 	b.pendingIn = nil
 	for _, id := range b.sortedSessionIDs() {
 		s := b.sessions[id]
-		if s.offlineAt < 0 {
+		if s.offlineAt < 0 || b.pol.Mutations&MutExpiryRestart != 0 { // the canary forgets when the others went offline
 			s.offlineAt = b.now // its connection died with the broker
 			b.saveSession(s)
 		}

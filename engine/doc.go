@@ -13,6 +13,22 @@
 // Durable state leaves the engine only as Persist actions and comes back only
 // through NewClient/NewBroker(cfg, restored): that is the reboot path.
 //
+// Sessions are whole or gone across any crash. A crash keeps any part of
+// the unsynced writes, so the broker discards a durable session (a Clean
+// Start, its expiry, a resume with Session Expiry 0) under a tombstone, an
+// atomic record: b/t/ID, naming the sequence number the discard began at,
+// is written and synced first (after anything pending, such as a shared
+// member's copies handed on), then the session's records are deleted and
+// synced, and only then the tombstone goes. A restart that finds a
+// tombstone voids every record of that client id older than it and
+// finishes the deletion before anything else; the session a Clean Start
+// made after it, newer, stays (broker_session.go dropRecords,
+// broker_persist.go restoreTombs). The restored session is the whole old
+// one or none of it [MQTT-3.1.2-4] [MQTT-4.1.0-2]. The broker also keeps,
+// in each session record, when the session went offline, so its expiry
+// clock runs on across restarts; one online at the crash counts from the
+// first Step after the restart.
+//
 // Access. A broker with BrokerConfig.Access authenticates CONNECTs against a
 // mosquitto password file (PBKDF2-SHA512 or salted SHA-512 hashes) and
 // authorizes SUBSCRIBE, PUBLISH and each delivered message against a mosquitto

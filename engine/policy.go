@@ -115,6 +115,8 @@ const (
 	MutIgnoreMaxSize                               // broker: ignore the client's Maximum Packet Size and send packets of any size [MQTT-3.1.2-25]
 	MutExhaustedReuse                              // id allocator: with all 65535 ids in flight, hand out the last id again (in flight) instead of refusing [MQTT-2.2.1-3]
 	MutDollarWildcard                              // broker: first-level wildcards (# and +) match topics starting with $ too [MQTT-4.7.2-1]
+	MutHalfDelete                                  // broker: discard a session without its tombstone, deleting its session and subscription records but not its message records, so a restart gives them to the client id's next session (half the old session) [MQTT-3.1.2-4]
+	MutExpiryRestart                               // broker: a restart restarts every restored session's expiry clock (offline time = restart), so a session offline across a crash outlives its Session Expiry Interval [MQTT-4.1.0-2]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -161,7 +163,7 @@ var (
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
-		"ignore-max-size", "exhausted-reuse", "dollar-wildcard"}
+		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.
