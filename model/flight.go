@@ -161,8 +161,10 @@ func (t *tracker) expiredUnseen(c int32) {
 // CONNECT and before it answered: the CONNECT may have taken effect and
 // discarded the session [MQTT-3.1.2-4], with the ids the broker had in
 // flight towards the client, though a later CONNACK says Session Present=1
-// (of the new session; swarm seed 11541 with shared drawn: a crash kept
-// part of the old session's deletion, its in-flight id among it).
+// (of the new session, which a client holding queued messages accepts;
+// swarm seed 11541 with shared drawn). The discard is whole or nothing (the
+// broker's tombstone; SessionPresent judges a discarded session's copies),
+// but which of the two a crash left, the history does not say.
 func cleanStartDoubts(x *index) []expDoubt {
 	pend := make([]bool, len(x.nodes))
 	var out []expDoubt

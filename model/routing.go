@@ -712,7 +712,8 @@ func (s *routeState) crash(node int32) {
 		}
 		if r.cleanPending {
 			// The crash came between a clean start and its CONNACK: the
-			// broker may have discarded the session, or part of it.
+			// broker may have discarded the session (whole: its
+			// tombstone), or kept it whole.
 			for _, sub := range r.subs {
 				sub.maybe = true
 			}

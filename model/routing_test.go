@@ -447,6 +447,29 @@ func TestSessionExpiry(t *testing.T) {
 	})
 }
 
+// TestSessionExpiryAcrossCrash: the session's clock runs on across a broker
+// crash [MQTT-4.1.0-2]: an offline session keeps the end of its last
+// connection (the broker keeps when it went offline), so Session Present=1
+// after the interval is a violation whatever crashed between. Slack goes
+// only where the crash may have lost the close (same instant) or took the
+// connection down itself: then the clock starts at the broker's first
+// event after the restart.
+func TestSessionExpiryAcrossCrash(t *testing.T) {
+	crash := Event{Kind: Crash, Node: BrokerNode}
+	other := func(b *rb) *rb { return b.add(Event{Kind: ConnOpened, Node: BrokerNode, Peer: "p1"}) }
+	runRB(t, SessionExpiry, []rbCase{
+		{"offline before the crash, resumed after expiry", newRB().connE("s1", 5, false).at(10).drop("s1").at(20).add(crash).at(50).connE("s1", 5, true), true, "[MQTT-4.1.0-2]"},
+		{"offline before the crash, resumed in time", newRB().connE("s1", 5, false).at(10).drop("s1").at(12).add(crash).at(14).connE("s1", 5, true), false, ""},
+		{"offline before the crash, discarded", newRB().connE("s1", 5, false).at(10).drop("s1").at(20).add(crash).at(50).connE("s1", 5, false), false, ""},
+		{"two crashes", newRB().connE("s1", 5, false).at(10).drop("s1").at(12).add(crash).at(13).add(crash).at(50).connE("s1", 5, true), true, "[MQTT-4.1.0-2]"},
+		{"close at the crash's instant", newRB().connE("s1", 5, false).at(10).drop("s1").add(crash).at(30).connE("s1", 5, true), false, ""},
+		{"online at the crash, resumed within the interval of the first event", other(newRB().connE("s1", 5, false).at(10).add(crash).at(30)).at(34).connE("s1", 5, true), false, ""},
+		{"online at the crash, resumed after it", other(newRB().connE("s1", 5, false).at(10).add(crash).at(30)).at(40).connE("s1", 5, true), true, "[MQTT-4.1.0-2]"},
+		{"CONNECT unanswered at the crash", newRB().connE("s1", 5, false).at(10).drop("s1").at(12).
+			xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: 60}).add(crash).at(40).connE("s1", 60, true), false, ""},
+	})
+}
+
 // willConn connects c1 with a will "bye" on w/c1 (delay seconds) and
 // Session Expiry exp.
 func (b *rb) willConn(delay, exp uint32) *rb {

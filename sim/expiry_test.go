@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/mqttlab/mqttlab/engine"
 	"github.com/mqttlab/mqttlab/engine/packet"
 	"github.com/mqttlab/mqttlab/model"
 )
@@ -154,51 +155,81 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 	}
 }
 
-// TestExpiredUnseenToldStillReached: expired-unseen-6724.plan must still
-// reach the shape it guards: the broker is told of s2's half-open
-// connection (its ConnClosed comes with no close of its own), takes s2's
-// Clean Start=0 CONNECT after the 4 s Session Expiry Interval, crashes
-// before any CONNACK, and s2 later gets Session Present 1 (of the new
-// session). Without the observer following that told end, the plan fails
-// NoStuck (s2 client-in 32, broker-out 32 33 34).
+// TestExpiredUnseenToldStillReached: expired-unseen-15817.plan must still
+// reach the shape it guards: the broker is told of s1's half-open
+// connection (its ConnClosed comes with no close of its own), takes s1's
+// Clean Start=0 CONNECT after the 7 s Session Expiry Interval, crashes
+// before any CONNACK, and s1 later gets Session Present 1 (of the new
+// session), and the run goes quiet: the liveness observer follows that
+// told end (expired-unseen-6724.plan, which failed NoStuck without it,
+// no longer reaches the shape since the broker's session tombstones moved
+// its timing; it stays a regression seed above).
 func TestExpiredUnseenToldStillReached(t *testing.T) {
-	cfg, plan := readPlanFile(t, "expired-unseen-6724.plan")
+	cfg, plan := readPlanFile(t, "expired-unseen-15817.plan")
 	r := Run(cfg, plan)
 	if r.Err != nil || !r.Quiet || len(r.Violations) > 0 {
 		t.Fatalf("err %v, quiet %v, violations %v", r.Err, r.Quiet, r.Violations)
 	}
+	h := r.History()
+	if stage, done, why := expiredUnseenToldShape(&h, "s1", 7e9); stage != done {
+		t.Fatalf("the plan no longer reaches the shape (stopped at stage %d of %d%s); re-shrink it", stage, done, why)
+	}
+}
+
+// expiredUnseenToldShape follows TestExpiredUnseenToldStillReached's shape
+// for client c with Session Expiry expiry (ns) through h and returns the
+// stage it reached, the last stage, and why it stopped when the broker
+// closed c's connection itself.
+func expiredUnseenToldShape(h *model.History, c string, expiry int64) (stage, done int, why string) {
 	const (
-		cut     = iota // waiting for the half-open of s2
+		cut     = iota // waiting for the half-open of c
 		told           // ... for the broker's ConnClosed of it
-		late           // ... for a CONNECT of s2 after the interval
+		late           // ... for a CONNECT of c after the interval
 		crashed        // ... for the broker's crash before a CONNACK
-		resumed        // ... for s2's Session Present 1
-		done
+		resumed        // ... for c's Session Present 1
+		end
 	)
-	stage, end := cut, int64(0)
-	for _, e := range r.History().Events {
-		s2 := e.Node == "s2" || e.Peer == "s2"
+	at := int64(0)
+	for _, e := range h.Events {
+		on := e.Node == c || e.Peer == c
 		switch {
-		case stage == cut && e.Kind == model.Cut && e.Node == "s2" && e.Reason == "half-open":
+		case stage == cut && e.Kind == model.Cut && e.Node == c && e.Reason == "half-open":
 			stage = told
-		case stage == told && s2 && e.Kind == model.ConnClosed && e.Node == BrokerName:
+		case stage == told && on && e.Kind == model.ConnClosed && e.Node == BrokerName:
 			if e.Packet.Reason == model.KeepAliveTimeout {
-				t.Fatal("the broker closed s2's connection itself (keep-alive): re-shrink the plan")
+				return stage, end, ": the broker closed the connection itself (keep-alive)"
 			}
-			stage, end = late, e.Time
-		case stage == late && s2 && e.Kind == model.Received && e.Node == BrokerName && e.Packet.Type == model.CONNECT:
-			if e.Time > end+4e9 && !e.Packet.Clean {
+			stage, at = late, e.Time
+		case stage == late && on && e.Kind == model.Received && e.Node == BrokerName && e.Packet.Type == model.CONNECT:
+			if e.Time > at+expiry && !e.Packet.Clean {
 				stage = crashed
 			}
-		case stage == crashed && s2 && e.Kind == model.Sent && e.Node == BrokerName && e.Packet.Type == model.CONNACK:
+		case stage == crashed && on && e.Kind == model.Sent && e.Node == BrokerName && e.Packet.Type == model.CONNACK:
 			stage = late // answered: not the shape
 		case stage == crashed && e.Kind == model.Crash && e.Node == BrokerName:
 			stage = resumed
-		case stage == resumed && e.Kind == model.Connected && e.Node == "s2" && e.SessionPresent:
-			stage = done
+		case stage == resumed && e.Kind == model.Connected && e.Node == c && e.SessionPresent:
+			stage = end
 		}
 	}
-	if stage != done {
-		t.Fatalf("the plan no longer reaches the shape (stopped at stage %d of %d); re-shrink it", stage, done)
-	}
+	return stage, end, ""
+}
+
+// TestSessionExpiryRestartCanary: the default campaign (DefaultWorkload,
+// swarm faults) catches, within the campaign budget, a broker whose
+// restart restarts every restored session's expiry clock, so that a
+// session offline across a crash outlives its Session Expiry Interval: the
+// model keeps the time each session went offline across broker crashes
+// and SessionExpiry names it [MQTT-4.1.0-2].
+func TestSessionExpiryRestartCanary(t *testing.T) {
+	checkSwarmCanaries(t, []swarmCanary{{engine.MutExpiryRestart, model.SessionExpiry}})
+}
+
+// TestSessionWholeCanary: the default campaign catches, within the campaign
+// budget, a broker whose session discard leaves the session's message
+// records behind (no tombstone): a restart gives the discarded session's
+// copies to the client id's next session, and SessionPresent names it (a
+// session is whole or gone) [MQTT-3.1.2-4].
+func TestSessionWholeCanary(t *testing.T) {
+	checkSwarmCanaries(t, []swarmCanary{{engine.MutHalfDelete, model.SessionPresent}})
 }
