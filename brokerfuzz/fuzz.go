@@ -353,8 +353,18 @@ func (fd *Finding) Title() string {
 
 // Slug names the finding in a file name.
 func (fd *Finding) Slug() string {
-	r := strings.NewReplacer(" ", "-", "[", "", "]", "", "/", "-")
-	return strings.ToLower(r.Replace(fd.Oracle + "-" + strings.TrimPrefix(fd.Key, "not enforced ")))
+	var b strings.Builder
+	for _, r := range strings.ToLower(fd.Key) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.':
+			b.WriteRune(r)
+		case r == ' ' || r == '-':
+			if s := b.String(); s != "" && s[len(s)-1] != '-' {
+				b.WriteByte('-')
+			}
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }
 
 // keys returns m's keys, sorted.
