@@ -188,7 +188,7 @@ func writeBenchTable(w io.Writer, presets []engine.Preset, failing []int, rows [
 	fmt.Fprintf(w, "%-18s %7s %6s %9s %15s %15s %17s %13s\n", "preset", "failing", "shrunk", fmt.Sprintf("<=%d ops", maxOps),
 		"ops before p50/p90", "ops after p50/p90", "cpu p50/p90", "runs p50/p90")
 	total := 0
-	for i, p := range presets {
+	for i, p := range presets[:min(len(presets), len(failing))] { // an interrupted bench ran fewer presets
 		total += failing[i]
 		writeBenchLine(w, p.Name, failing[i], filterRows(rows, p.Name), maxOps, timeout)
 	}
