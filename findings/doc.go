@@ -20,8 +20,7 @@
 // findings of their own.
 //
 // A lost message's finding is split by how far it got (shape.go): never
-// published by its publisher, refused by the broker (a reason code of 0x80
-// or more: the model's count, not a breach), never sent to the client,
+// published by its publisher, never sent to the client,
 // sent and never acknowledged, or acknowledged by the client and never
 // delivered to its application; each reads with who lost it. A run the
 // tester cut at its liveness bound while the subjects were still

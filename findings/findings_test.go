@@ -204,3 +204,47 @@ func TestAlreadyHad(t *testing.T) {
 		t.Fatalf("reading: %s", fs[0].Reading)
 	}
 }
+
+// TestRefusedIsNoFinding: a message the broker refused (PUBACK 0x97 Quota
+// exceeded) is owed to no one, so the model reports no loss of it and no
+// finding names it; an accepted message never sent is still a NoLoss
+// finding, read as the broker's loss with no disclaimer.
+func TestRefusedIsNoFinding(t *testing.T) {
+	pub := func(kind model.Kind, node, peer string, id uint16, msg string) model.Event {
+		return model.Event{Kind: kind, Node: node, Peer: peer, Packet: model.Packet{Type: model.PUBLISH, ID: id, QoS: 1, Topic: "t", Msg: msg, Payload: msg}}
+	}
+	ack := func(kind model.Kind, node, peer string, id uint16, reason uint8) model.Event {
+		return model.Event{Kind: kind, Node: node, Peer: peer, Packet: model.Packet{Type: model.PUBACK, ID: id, Reason: reason}}
+	}
+	sub := model.Packet{Type: model.SUBSCRIBE, ID: 1, QoS: 1, Filter: "t"}
+	h := &model.History{Events: []model.Event{
+		{Kind: model.Sent, Node: "s1", Peer: model.BrokerNode, Packet: sub},
+		{Kind: model.Received, Node: model.BrokerNode, Peer: "s1", Packet: sub},
+		{Kind: model.Sent, Node: model.BrokerNode, Peer: "s1", Packet: model.Packet{Type: model.SUBACK, ID: 1, Reason: 1}},
+		{Kind: model.Subscribed, Node: "s1", Filter: "t", QoS: 1, Persistent: true},
+		{Kind: model.Accepted, Node: "p1", Msg: "refused", Topic: "t", QoS: 1},
+		pub(model.Sent, "p1", model.BrokerNode, 1, "refused"),
+		pub(model.Received, model.BrokerNode, "p1", 1, "refused"),
+		ack(model.Sent, model.BrokerNode, "p1", 1, 0x97),
+		ack(model.Received, "p1", model.BrokerNode, 1, 0x97),
+		{Kind: model.Accepted, Node: "p1", Msg: "lost", Topic: "t", QoS: 1},
+		pub(model.Sent, "p1", model.BrokerNode, 2, "lost"),
+		pub(model.Received, model.BrokerNode, "p1", 2, "lost"),
+		ack(model.Sent, model.BrokerNode, "p1", 2, 0),
+		ack(model.Received, "p1", model.BrokerNode, 2, 0),
+		{Kind: model.Acknowledged, Node: "p1", Msg: "lost"},
+		{Kind: model.LivenessStart},
+		{Kind: model.Quiescent},
+	}}
+	vs := model.Check(*h, model.Options{Only: model.SetOf(model.NoLoss)})
+	if len(vs) != 1 || !strings.Contains(vs[0].Reason, `"lost"`) {
+		t.Fatalf("want one NoLoss violation, of the accepted message, got %v", vs)
+	}
+	fs := Group(h, vs)
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Pattern, "["+ShapeNeverSent+"]") {
+		t.Fatalf("want one finding of shape %q, got %+v", ShapeNeverSent, fs)
+	}
+	if text := fs[0].Title() + fs[0].Reading; strings.Contains(text, "refused") || strings.Contains(text, "not a breach") {
+		t.Errorf("the finding of an accepted loss carries a disclaimer: %q", text)
+	}
+}

@@ -109,11 +109,7 @@ func (f *Finding) Title() string {
 	if f.Invariant == model.NoLoss || f.Invariant == model.NoStuck {
 		by = "owed to" // the node is who was owed, not who failed
 	}
-	t := fmt.Sprintf("%s %s %s, %s", f.Invariant, by, who, times)
-	if strings.HasSuffix(f.Pattern, "["+ShapeRefused+"]") {
-		t += " (refused by the broker: the model's count, not a breach)"
-	}
-	return t
+	return fmt.Sprintf("%s %s %s, %s", f.Invariant, by, who, times)
 }
 
 // explainsText is "explains QoS2ExactlyOnce 41, Order 17" or "".

@@ -158,9 +158,6 @@ func lossBlame(f *Finding, h *model.History, c *model.Violation) string {
 	switch {
 	case strings.HasSuffix(f.Pattern, "["+ShapeNotPublished+"]"):
 		return "Its publisher's application handed the message over and the publisher never sent it to the broker: the publisher lost it, not the broker."
-	case strings.HasSuffix(f.Pattern, "["+ShapeRefused+"]"):
-		return "The broker refused the message: it answered its publisher's PUBLISH with a reason code of 0x80 or more (0x97 is Quota exceeded) and never acknowledged it. " +
-			"The spec lets a broker refuse a message it cannot take, and a refused message is owed to no one: this is not a loss the broker promised against, but the model counting a message the publisher's application handed over. Read it as a limit of the model, not a finding against the broker."
 	case strings.HasSuffix(f.Pattern, "["+ShapeNeverSent+"]"):
 		return fmt.Sprintf("The broker accepted the message and never sent %s a copy: the broker lost it.", c.Node)
 	case strings.HasSuffix(f.Pattern, "["+ShapeUnacked+"]"):

@@ -20,11 +20,6 @@ const (
 	// ShapeAcked: the client acknowledged a copy (PUBACK or PUBREC), so it
 	// owned the message, and its application never had it.
 	ShapeAcked = "acknowledged by the client, never delivered to its application"
-	// ShapeRefused: the broker answered every PUBLISH of the message from
-	// its publisher with a PUBACK or PUBREC reason code of 0x80 or more and
-	// never acknowledged it: it refused the message, which the spec allows
-	// (e.g. 0x97 Quota exceeded), so its loss is no broker's breach.
-	ShapeRefused = "refused by the broker (reason code >= 0x80), never acknowledged to its publisher"
 )
 
 // shape is the packet pattern of violation v's flow that splits findings
@@ -43,9 +38,6 @@ func (g *grouper) shape(v *model.Violation) string {
 	}
 	if !g.reachedBroker(msgs[0]) {
 		return ShapeNotPublished
-	}
-	if g.refused(msgs[0]) {
-		return ShapeRefused
 	}
 	sent := false
 	var ids []uint16
@@ -106,39 +98,6 @@ func defaultClauses(f *Finding) string {
 
 func containsShape(pattern, shape string) bool {
 	return len(pattern) >= len(shape) && pattern[len(pattern)-len(shape)-1:len(pattern)-1] == shape
-}
-
-// refused reports whether the broker answered msg's PUBLISHes from its
-// publisher only with reason codes of 0x80 or more (at least one) and the
-// publisher never had it acknowledged.
-func (g *grouper) refused(msg string) bool {
-	refusals := 0
-	var links []linkID
-	for _, i := range g.ix.byMsg[msg] {
-		e := &g.h.Events[i]
-		switch {
-		case e.Kind == model.Acknowledged:
-			return false
-		case e.Kind == model.Received && e.Node == model.BrokerNode && e.Packet.Type == model.PUBLISH:
-			links = append(links, linkID{e.Peer, e.Packet.ID})
-		}
-	}
-	for _, k := range links {
-		carrying := false
-		for _, i := range g.ix.byLink[k] {
-			e := &g.h.Events[i]
-			if e.Packet.Type == model.PUBLISH {
-				carrying = e.Packet.Msg == msg
-			}
-			if carrying && e.Kind == model.Sent && e.Node == model.BrokerNode && (e.Packet.Type == model.PUBACK || e.Packet.Type == model.PUBREC) {
-				if e.Packet.Reason < 0x80 {
-					return false
-				}
-				refusals++
-			}
-		}
-	}
-	return refusals > 0
 }
 
 // reachedBroker reports whether a PUBLISH of msg reached the broker.

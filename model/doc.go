@@ -66,7 +66,7 @@
 //
 // # Invariants
 //
-//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber the broker held when it got them, but a copy whose Message Expiry ran out unsent (a retained copy a later SUBACK brought is not its send) while the subscriber was away, its window full or the broker down (lossexpiry.go), and a copy whose encoded size exceeds the subscriber's Maximum Packet Size (packetsize.go) (judged when a liveness phase ran, stuck or not) [MQTT-3.8.4-3] [MQTT-3.10.4-3] [MQTT-3.3.2-5] [MQTT-3.1.2-25]
+//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber the broker held when it got them, but a copy whose Message Expiry ran out unsent (a retained copy a later SUBACK brought is not its send) while the subscriber was away, its window full or the broker down (lossexpiry.go), and a copy whose encoded size exceeds the subscriber's Maximum Packet Size (packetsize.go), and a message the broker refused (PUBACK/PUBREC >= 0x80, never a success: refused.go; owed by no rule) (judged when a liveness phase ran, stuck or not) [MQTT-3.8.4-3] [MQTT-3.10.4-3] [MQTT-3.3.2-5] [MQTT-3.1.2-25]
 //	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber, a retained copy (RETAIN=1) that a later matching SUBSCRIBE brought apart; nothing delivered that was never accepted [MQTT-4.3.3-10] [MQTT-3.3.1-9]
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]

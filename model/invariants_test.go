@@ -43,6 +43,51 @@ func TestInvariantNoLoss(t *testing.T) {
 	})
 }
 
+// refusedPub is p1's QoS qos PUBLISH of msg on packet id id, received by
+// the broker and answered (PUBACK at QoS 1, PUBREC at QoS 2) with reason
+// code reason, as both sides record it; a PUBREC below 0x80 goes on to
+// PUBREL and PUBCOMP.
+func (b *hb) refusedPub(msg string, id uint16, qos, reason uint8) *hb {
+	b.accepted("p1", msg, qos).xfer("p1", BrokerNode, publish(id, qos, false, msg))
+	if qos == 1 {
+		return b.xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: id, Reason: reason})
+	}
+	b.xfer(BrokerNode, "p1", Packet{Type: PUBREC, ID: id, Reason: reason})
+	if reason < 0x80 {
+		b.xfer("p1", BrokerNode, pkt(PUBREL, id)).xfer(BrokerNode, "p1", pkt(PUBCOMP, id))
+	}
+	return b
+}
+
+// TestNoLossRefused: a message the broker refused (PUBACK or PUBREC with a
+// reason code >= 0x80, §3.4.2.1, §3.5.2.1) is owed to no subscriber: the
+// broker never took ownership of it [MQTT-4.3.2-4] [MQTT-4.3.3-8]. One it
+// accepted (a reason below 0x80, 0x10 No matching subscribers included)
+// and never delivered is still lost, and so is one it accepted once and
+// refused on a resend (it owned it then).
+func TestNoLossRefused(t *testing.T) {
+	clientSideOnly := base().accepted("p1", "m1", 1).sent("p1", BrokerNode, publish(1, 1, false, "m1"))
+	clientSideOnly.recv("p1", BrokerNode, Packet{Type: PUBACK, ID: 1, Reason: 0x90}).liveness()
+	resendRefused := base().refusedPub("m1", 1, 1, 0).closed("p1").connect("p1", true, true)
+	resendRefused.xfer("p1", BrokerNode, publish(1, 1, true, "m1")).xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1, Reason: 0x97}).liveness()
+	idReused := base().refusedPub("m1", 1, 2, 0x97).refusedPub("m2", 1, 2, 0).liveness()
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "QoS 1 refused 0x97 quota exceeded", h: base().refusedPub("m1", 1, 1, 0x97).liveness()},
+		{name: "QoS 1 refused 0x87 not authorized", h: base().refusedPub("m1", 1, 1, 0x87).liveness()},
+		{name: "QoS 2 refused 0x99 payload format invalid", h: base().refusedPub("m1", 1, 2, 0x99).liveness()},
+		{name: "QoS 2 refused 0x80 unspecified", h: base().refusedPub("m1", 1, 2, 0x80).liveness()},
+		{name: "refusal seen by the publisher only", h: clientSideOnly},
+		{name: "QoS 1 accepted 0x00, never delivered", h: base().refusedPub("m1", 1, 1, 0).liveness(), violate: true, reason: `msg "m1" (p1, "t/a", QoS 1) never delivered to s1`},
+		{name: "QoS 1 accepted 0x10 no matching subscribers, never delivered", h: base().refusedPub("m1", 1, 1, 0x10).liveness(), violate: true, reason: `msg "m1"`},
+		{name: "QoS 2 accepted, never delivered", h: base().refusedPub("m1", 1, 2, 0).liveness(), violate: true, reason: `msg "m1" (p1, "t/a", QoS 2)`},
+		{name: "accepted, then its resend refused", h: resendRefused, violate: true, reason: `msg "m1"`},
+		{name: "QoS 2 id reused after a refusal: the new message is owed", h: idReused, violate: true, reason: `msg "m2"`},
+	})
+	if vs := Check(idReused.h, Options{Only: SetOf(NoLoss)}); len(vs) != 1 {
+		t.Errorf("id reused after a refusal: want only m2's violation, got %v", vs)
+	}
+}
+
 // subReq is a SUBSCRIBE of filter at qos with the filter recorded.
 func subReq(id uint16, filter string, qos uint8) Packet {
 	return Packet{Type: SUBSCRIBE, ID: id, QoS: qos, Filter: filter}

@@ -66,6 +66,11 @@ type accepted struct {
 // is not owed [MQTT-3.3.2-5] (lossexpiry.go), nor one too large for the
 // subscriber's Maximum Packet Size, which the broker discards as if sent
 // [MQTT-3.1.2-25] (packetsize.go): only that one; a copy that fits is owed.
+// A message the broker refused (answered its publisher's PUBLISH with a
+// PUBACK or PUBREC of reason code >= 0x80, never with success) is owed to
+// no one: the broker never took ownership of it [MQTT-4.3.2-4]
+// [MQTT-4.3.3-8] (refused.go); one it answered with success once is owed
+// whatever it answered a resend.
 //
 // Loss is only judged at the end of a history whose liveness phase ran
 // (LivenessStart present); a violation is reported at the message's Accepted
@@ -93,11 +98,15 @@ func checkNoLoss(x *index) []Violation {
 	}
 	var expired *expiredOffline // built on the first candidate loss
 	var limits *sizeLimits      // ... and so
+	refused := refusedMsgs(x)
 	var out []Violation
 	for j := range msgs {
 		m := &msgs[j]
 		if m.clean || x.msgs[m.msg] == "" {
 			continue // an empty payload carries no message id: its copies cannot be told apart (as QoS2ExactlyOnce and Order)
+		}
+		if isRefused(refused, m.msg) {
+			continue // the broker refused it (PUBACK/PUBREC >= 0x80): it never owned it, so it owes it no one [MQTT-4.3.2-4] [MQTT-4.3.3-8] [MQTT-4.4.0-2]
 		}
 		for _, s := range scan.subs {
 			if !s.owes(m, &scan.firstSent) || s.node == m.node || !match.matches(s, m) {

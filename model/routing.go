@@ -163,6 +163,9 @@ type routeState struct {
 	// resend of that copy, whatever its DUP flag (Retransmit judges the
 	// flag), not another copy.
 	flights map[uint64]int32
+	// refused: per message, whether the broker refused it (refusedMsgs):
+	// no copy of it is owed.
+	refused []bool
 	out     []Violation
 }
 
@@ -170,7 +173,7 @@ type routeState struct {
 func checkRouting(x *index) []Violation {
 	s := &routeState{x: x, clients: make([]routeClient, len(x.nodes)), retained: map[string]*routeRetained{}, wills: newWillState(x),
 		routed: newKeyTab(x), grouped: newKeyTab(x), limits: newSizeLimits(x), unacked: map[uint64]*routeRetained{}, inbound: map[uint64]bool{}, willTopics: map[string]bool{},
-		flights: map[uint64]int32{}}
+		flights: map[uint64]int32{}, refused: refusedMsgs(x)}
 	doubts := expiryDoubts(x)
 	for i, k := range x.kinds {
 		if routingEvents.has(k) {
@@ -263,6 +266,13 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 		// or never seen) may or may not be a new publication: its copies
 		// are allowed, not owed.
 		owed := p.QoS < 2 || !p.Dup
+		if isRefused(s.refused, s.x.ev[i].msg) {
+			// The broker refused it (PUBACK/PUBREC >= 0x80): it never
+			// owned it, so it owes no copy of it, live or retained
+			// [MQTT-4.3.2-4] [MQTT-4.3.3-8] (refused.go); a copy sent
+			// anyway is judged as any copy of a publication.
+			owed = false
+		}
 		if p.QoS == 2 {
 			s.inbound[k] = true
 		}
@@ -324,6 +334,9 @@ func (s *routeState) brokerSent(i int, e *Event) {
 		r := &s.clients[c]
 		r.connected, r.connStep, r.connAt, r.cleanPending = p.Reason < 0x80, int32(i), e.Time, false
 	case PUBACK, PUBREC:
+		if p.Type == PUBREC && p.Reason >= 0x80 {
+			delete(s.inbound, uint64(c)<<16|uint64(p.ID)) // a PUBLISH on this id is a new message now [MQTT-4.3.3-9]
+		}
 		if r, ok := s.unacked[uint64(c)<<16|uint64(p.ID)]; ok {
 			delete(s.unacked, uint64(c)<<16|uint64(p.ID))
 			if p.Reason < 0x80 {

@@ -420,6 +420,33 @@ func TestFlowResume(t *testing.T) {
 	})
 }
 
+// refuse is p1's PUBLISH of msg reaching the broker and refused with
+// reason (>= 0x80) on its PUBACK or PUBREC.
+func (b *rb) refuse(msg, topic string, qos uint8, retain bool, reason uint8) *rb {
+	b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: qos, Retain: retain, Topic: topic, Msg: msg, Payload: msg})
+	ack := uint8(PUBACK)
+	if qos == 2 {
+		ack = PUBREC
+	}
+	return b.xfer(BrokerNode, "p1", Packet{Type: ack, ID: 1, Reason: reason})
+}
+
+// TestRoutingRefused: a publication the broker refused (PUBACK/PUBREC
+// >= 0x80) owes no copy: FlowResume does not wait for its live copy, and
+// Retained does not owe it as the topic's retained message; an accepted
+// one is still owed.
+func TestRoutingRefused(t *testing.T) {
+	runRB(t, FlowResume, []rbCase{
+		{"QoS 1 refused 0x97, never sent", subbed(1).refuse("m1", "t/a", 1, false, 0x97).liveness(), false, ""},
+		{"QoS 2 refused 0x87, never sent", subbed(2).refuse("m1", "t/a", 2, false, 0x87).liveness(), false, ""},
+		{"QoS 1 accepted 0x10, never sent", subbed(1).refuse("m1", "t/a", 1, false, 0x10).liveness(), true, "parked for good"},
+	})
+	runRB(t, Retained, []rbCase{
+		{"retained refused 0x97: no retained copy owed", subbed(1).refuse("r1", "t/r", 1, true, 0x97).sub("s1", 2, "t/r", 1, 1, 0).liveness(), false, ""},
+		{"retained accepted, never sent", subbed(1).pub("r1", "t/r", 1, true, 0).sub("s1", 2, "t/r", 1, 1, 0).liveness(), true, "owes the retained msg"},
+	})
+}
+
 // connE connects node (v5) with Session Expiry Interval exp; the broker
 // answers Session Present sp.
 func (b *rb) connE(node string, exp uint32, sp bool) *rb {

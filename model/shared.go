@@ -37,7 +37,8 @@ func sharedInner(f string) (string, bool) {
 //     QoS 2 one when a joined node it never sent it to then connected
 //     with Clean Start (cleanedUnsent), and none whose Message Expiry ran
 //     out unsent while a joined node could not be sent to (lossexpiry.go)
-//     [MQTT-3.3.2-5].
+//     [MQTT-3.3.2-5]; nor one the broker refused with a PUBACK or
+//     PUBREC of reason code >= 0x80 (refused.go).
 //   - A QoS 2 message is delivered to at most one member of a group whose
 //     members hold QoS 2 subscriptions, when those members have no other
 //     subscription the message matches (their copies from it would count).
@@ -79,9 +80,13 @@ func checkShared(x *index) []Violation {
 	}
 	var out []Violation
 	var expired *expiredOffline // built at the first candidate loss
+	refused := refusedMsgs(x)
 	for _, m := range collectMessages(x) {
 		if m.clean || x.msgs[m.msg] == "" {
 			continue // an empty payload carries no message id: its copies cannot be told apart (as QoS2ExactlyOnce and Order)
+		}
+		if isRefused(refused, m.msg) {
+			continue // refused by the broker (PUBACK/PUBREC >= 0x80): owed to no member [MQTT-4.3.2-4] [MQTT-4.3.3-8] (refused.go)
 		}
 		topic := x.topics[m.tid]
 		for _, g := range groups {

@@ -42,6 +42,17 @@ func TestInvariantSharedDelivery(t *testing.T) {
 	})
 }
 
+// TestSharedDeliveryRefused: a message the broker refused (PUBACK >= 0x80)
+// is owed to no member of a group; one it accepted still is.
+func TestSharedDeliveryRefused(t *testing.T) {
+	refused := group(1, 1).xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1, Reason: 0x97}).liveness()
+	accepted := group(1, 1).xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1}).liveness()
+	runInvariantCases(t, SharedDelivery, []invariantCase{
+		{name: "refused 0x97: owed to no member", h: refused},
+		{name: "accepted, delivered to no member", h: accepted, violate: true, reason: "delivered to no member"},
+	})
+}
+
 // TestSharedInner is the table of shared filter parsing.
 func TestSharedInner(t *testing.T) {
 	for _, c := range []struct {
