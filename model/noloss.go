@@ -29,13 +29,20 @@ const (
 // accepted is one QoS>=1 message a publisher app handed to its engine
 // (pointer-free: its topic is x.topics[tid]).
 type accepted struct {
-	step  int32 // the Accepted event
-	ref   int32 // the broker's first Received PUBLISH of it, else step
+	step int32 // the Accepted event
+	ref  int32 // the broker's first Received PUBLISH of it, else step
+	// last: the broker's first Received PUBLISH of it that the broker
+	// acknowledged before any crash of its own (else its last one; step
+	// when it received none). The receipts from ref to last are the ones
+	// the broker may have made its publication of the message (see
+	// sub.owes).
+	last  int32
 	node  int32 // its publisher
 	msg   int32
 	tid   int32 // topic's id in the index
 	qos   uint8
 	clean bool // its publisher cleaned its session before the message was acknowledged
+	owned bool // the broker acknowledged a receipt of it (last is that one)
 }
 
 // CheckNoLoss checks invariant 1 (SPEC-NOTES 1, 10; seeds
@@ -47,8 +54,10 @@ type accepted struct {
 // A subscription counts for a message when it took effect at the broker (see
 // collectSubs) before the broker first Received the message's PUBLISH, or
 // before Accepted if the broker never received it: the broker then had to
-// route it. It stops counting for messages the broker receives after it
-// ended. Of the messages routed before the end, a replacement (a SUBSCRIBE
+// route it; when the broker crashed on that receipt before acknowledging
+// it, the subscription must also have been in effect at the first receipt
+// the broker acknowledged (see sub.owes). It stops counting for messages
+// the broker receives after it ended. Of the messages routed before the end, a replacement (a SUBSCRIBE
 // of the same filter) excuses none: "the flow of publications MUST NOT be
 // interrupted" [MQTT-3.8.4-3]; an UNSUBSCRIBE excuses those the broker had
 // not started to send (it "MAY continue to deliver any existing messages
@@ -213,6 +222,7 @@ func collectMessages(x *index) []accepted {
 	}
 	byMsg := takeDense[int32](x, len(x.msgs)) // msg id -> index in msgs + 1
 	pending := make([][]int32, len(x.nodes))  // publisher -> accepted, not acknowledged
+	unacked := map[nodeID]int32{}             // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
 	acc := 0                                  // Accepted events so far
 	for i, k := range x.kinds {
 		if !messageEvents.has(k) {
@@ -225,7 +235,7 @@ func collectMessages(x *index) []accepted {
 		switch {
 		case e.Kind == Accepted && e.QoS >= 1:
 			tid := x.accs[acc-1].topic
-			msgs = append(msgs, accepted{step: int32(i), ref: int32(i), node: d.node, msg: d.msg, tid: tid, qos: e.QoS})
+			msgs = append(msgs, accepted{step: int32(i), ref: int32(i), last: int32(i), node: d.node, msg: d.msg, tid: tid, qos: e.QoS})
 			j := int32(len(msgs) - 1)
 			byMsg[d.msg] = j + 1
 			pending[d.node] = append(pending[d.node], j)
@@ -238,10 +248,26 @@ func collectMessages(x *index) []accepted {
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
 			if j := byMsg[d.msg]; j != 0 {
-				if m := &msgs[j-1]; m.ref == m.step && d.peer == m.node {
+				m := &msgs[j-1]
+				if d.peer != m.node || m.owned {
+					break
+				}
+				if m.ref == m.step {
 					m.ref = int32(i)
 				}
+				m.last = int32(i)
+				if e.Packet.QoS > 0 {
+					unacked[nodeID{d.peer, e.Packet.ID}] = j - 1
+				}
 			}
+		case e.Kind == Sent && d.node == brokerID: // a PUBACK or PUBREC
+			k := nodeID{d.peer, e.Packet.ID}
+			if j, ok := unacked[k]; ok {
+				msgs[j].owned = true
+				delete(unacked, k)
+			}
+		case e.Kind == Crash && d.node == brokerID:
+			clear(unacked) // those receipts may be lost: the publisher's resend is another
 		}
 	}
 	if x.sc != nil {
@@ -251,7 +277,7 @@ func collectMessages(x *index) []accepted {
 }
 
 // messageEvents are the events collectMessages reads.
-var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected), received: typeBits(PUBLISH)}.codes()
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC), received: typeBits(PUBLISH)}.codes()
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
@@ -271,14 +297,32 @@ func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
 // got m while s was in effect, and the way s ended does not excuse it.
 // firstSent holds the step + 1 the broker first sent each node a PUBLISH of
 // a message.
+//
+// Until the broker acknowledges a PUBLISH it does not own the message
+// [MQTT-4.3.2-4] [MQTT-4.3.3-8]: a receipt followed by a broker crash
+// before its PUBACK (PUBREC) may have been lost whole or in part (the
+// publisher still holds the message and resends it), or kept (a QoS 2 id
+// made durable first: the resend is then a duplicate [MQTT-4.3.3-10]).
+// Each receipt from the first (ref) to the first one acknowledged (last)
+// may be the publication the broker routed, so s owes m only when it was
+// in effect at every one of them: at ref and at last, as s is one interval
+// (swarm seed 222758374967: a receipt the broker crashed on, then a
+// SUBSCRIBE at QoS 0 of the subscriber's QoS 1 filter, then the resend,
+// acknowledged; the QoS 0 copy of an offline client need not be kept).
 func (s *sub) owes(m *accepted, firstSent *pairs[int32]) bool {
-	if s.step >= int(m.ref) {
+	return s.owesAt(m.ref, m, firstSent) && s.owesAt(m.last, m, firstSent)
+}
+
+// owesAt reports whether s owes m if the broker's publication of m was its
+// Received PUBLISH at step ref.
+func (s *sub) owesAt(ref int32, m *accepted, firstSent *pairs[int32]) bool {
+	if s.step >= int(ref) {
 		return false
 	}
 	if s.end < 0 {
 		return true
 	}
-	if int(m.ref) >= s.end {
+	if int(ref) >= s.end {
 		return false
 	}
 	switch s.how {
