@@ -113,9 +113,14 @@ type routeCopy struct {
 	ordinary bool  // ... an ordinary (not shared) one
 	groupsAt int32 // the group copies its publications owed the client (one per matching shared subscription)
 	handed   int32 // first copies taken as handed on from a group for other publications (judgeSend)
-	rap      bool  // a live copy may keep RETAIN=1 (Retain As Published)
-	owed     int32 // retained copies owed (one per SUBACK that asked for it)
-	rsent    int32 // retained copies sent (first sends)
+	// rap counts the live copies not yet sent that may keep RETAIN=1: those
+	// of retained publications routed through a matching subscription with
+	// Retain As Published [MQTT-3.3.1-12]. A copy of a publication routed
+	// when no such subscription matched has RETAIN=0 [MQTT-3.3.1-12]
+	// (3.1.1 [MQTT-3.3.1-9]), however many earlier ones may keep it.
+	rap   int32
+	owed  int32 // retained copies owed (one per SUBACK that asked for it)
+	rsent int32 // retained copies sent (first sends)
 	// must counts the owed retained copies that must be sent: those of the
 	// SUBACKs since the client's last connection end or broker crash (which
 	// free the ones before). A send takes one of them first (the doubt goes
@@ -629,7 +634,10 @@ func (s *routeState) route(i int, from int32, e *Event, owed bool) {
 				cp.fresh++ // a group's copy may go to another member: not owed here
 			}
 		}
-		cp.matched, cp.ordinary, cp.rap = true, cp.ordinary || matched, cp.rap || (rap && p.Retain)
+		if matched && rap && p.Retain {
+			cp.rap++
+		}
+		cp.matched, cp.ordinary = true, cp.ordinary || matched
 		cp.recvAt, cp.expiry, cp.routeAt = e.Time, p.Expiry, int32(i)
 		if cp.firstAt < 0 {
 			cp.firstAt = int32(i)
@@ -797,11 +805,17 @@ func (s *routeState) judgeSend(i int, c int32, e *Event) {
 		s.judgeSubIDs(i, r, e, cp.owedStep, true)
 	case cp.live > 0 && !s.retainedInDoubt(r, cp, p):
 		cp.live, cp.fresh = cp.live-1, max(cp.fresh-1, 0)
+		rapOK := cp.rap > 0
+		if p.Retain {
+			cp.rap = max(cp.rap-1, 0)
+		} else {
+			cp.rap = min(cp.rap, cp.live) // a RETAIN=0 send takes a copy that need not keep it first
+		}
 		if p.QoS < cp.lo || p.QoS > cp.hi {
 			s.add(i, []int{int(cp.routeAt)}, GrantedQoS, "msg %q sent to %s at QoS %d; min(publish QoS, max granted QoS of its matching filters) allows %s [MQTT-3.8.4-8] [MQTT-3.3.4-2]",
 				p.Msg, peer, p.QoS, qosRange(cp.lo, cp.hi))
 		}
-		if p.Retain && !cp.rap && !s.doubtful(p.Topic) {
+		if p.Retain && !rapOK && !s.doubtful(p.Topic) {
 			s.add(i, []int{int(cp.routeAt)}, Retained, "msg %q forwarded to %s on an established subscription with RETAIN=1 and no Retain As Published [MQTT-3.3.1-12] (3.1.1 [MQTT-3.3.1-9])", p.Msg, peer)
 		}
 		s.judgeExpiry(i, int(cp.routeAt), e, cp.recvAt, cp.expiry, r.v5)
@@ -842,7 +856,7 @@ func (cp *routeCopy) asRetained(p *Packet, t int64) bool {
 	if !p.Retain || cp.owed == 0 {
 		return false
 	}
-	if cp.live == 0 || !cp.rap || p.QoS < cp.lo || p.QoS > cp.hi {
+	if cp.live == 0 || cp.rap == 0 || p.QoS < cp.lo || p.QoS > cp.hi {
 		return true
 	}
 	if p.QoS > cp.owedQoS || p.QoS < cp.owedLo {

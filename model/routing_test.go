@@ -293,6 +293,48 @@ func TestRetainedOrLiveResent(t *testing.T) {
 	})
 }
 
+// TestRetainedAsPublishedPerPublication: s1 holds t/b at QoS 0 with Retain
+// As Published and t/# at QoS 2; r1 (QoS 1, RETAIN=1) comes, so its live
+// copy may keep RETAIN=1 [MQTT-3.3.1-12]. s1 then subscribes t/b again at
+// QoS 1 without the option: the SUBACK owes the retained copy
+// [MQTT-3.3.1-9], and p1's resend of r1 (its PUBACK lost: a new
+// publication [MQTT-4.3.2-5]) owes a second live copy, which has RETAIN=0
+// since no matching subscription has Retain As Published any more
+// [MQTT-3.3.1-12]. Three first sends, in any order, are the three copies;
+// a fourth is one too many, and a third RETAIN=1 send is a live copy no
+// subscription let keep it. Reconnected, the retained copy need not come
+// (its connection ended), and the first RETAIN=1 send is read as the live
+// copy: the second must then be the retained one, not a second live copy
+// (swarm seed 222758387540, which then took the RETAIN=0 live copy for a
+// fourth: Overlap).
+func TestRetainedAsPublishedPerPublication(t *testing.T) {
+	const rap = OptRetainAsPublished
+	three := func(reconnect bool, retains ...bool) *rb {
+		b := newRB().conn("s1", false).sub("s1", 1, "t/b", 0, 0, rap).sub("s1", 2, "t/#", 2, 2, 0).
+			conn("p1", false).pub("r1", "t/b", 1, true, 0).sub("s1", 3, "t/b", 1, 1, 0)
+		if reconnect {
+			b.drop("s1").conn("s1", true)
+		}
+		b.xfer("p1", BrokerNode, Packet{Type: PUBLISH, ID: 1, QoS: 1, Dup: true, Retain: true, Topic: "t/b", Msg: "r1", Payload: "r1"}).
+			xfer(BrokerNode, "p1", Packet{Type: PUBACK, ID: 1})
+		for _, r := range retains {
+			b.fwd("s1", "r1", "t/b", 1, r, 0)
+		}
+		return b.liveness()
+	}
+	for _, reconnect := range []bool{false, true} {
+		runRB(t, Overlap, []rbCase{
+			{"live, retained, the resend's live", three(reconnect, true, true, false), false, ""},
+			{"the resend's live first", three(reconnect, false, true, true), false, ""},
+			{"a fourth copy", three(reconnect, true, true, false, false), true, "[MQTT-3.3.4-2]"},
+		})
+		runRB(t, Retained, []rbCase{
+			{"the resend's live copy with RETAIN=0", three(reconnect, true, true, false), false, ""},
+			{"the resend's live copy with RETAIN=1", three(reconnect, true, true, true), true, "[MQTT-3.3.1-12]"},
+		})
+	}
+}
+
 // TestRetainedOwedAfterCrash: s2 subscribes # and the SUBACK owes r1
 // [MQTT-3.3.1-9]; the broker crashes before sending it, which frees that
 // copy (it died with the connection); after the restart s2 subscribes t/#
