@@ -139,6 +139,21 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		{7034983, "retained-obligation-7034983.plan", ""},
 		{9019658, "shared-sent-unread-9019658.plan", ""},
 		{11005033, "retained-or-resend-expiry-11005033.plan", "crashy"},
+		// Of 'simrun campaign -seeds 100000 -start 222758362775' (NoLoss,
+		// Overlap): the broker crashed on p2's QoS 1 PUBLISH before its
+		// PUBACK, s4 then re-subscribed its QoS 1 filter at QoS 0 (SUBACK
+		// lost) and went, and p2's resend, acknowledged, owed s4 only a
+		// QoS 0 copy, which the broker need not keep for an absent client:
+		// the message was owed only through a subscription in effect at
+		// every receipt that may have been its publication (model
+		// TestNoLossUnackedPublish); and a live copy with RETAIN=1 (Retain
+		// As Published), the retained copy of a later SUBACK and the live
+		// copy of p3's resend, with RETAIN=0 once no subscription kept the
+		// option: the second RETAIN=1 send was taken for a live copy, the
+		// RETAIN=0 one then for a fourth (model
+		// TestRetainedAsPublishedPerPublication).
+		{222758374967, "unacked-publish-downgraded-222758374967.plan", ""},
+		{222758387540, "rap-per-publication-222758387540.plan", ""},
 	} {
 		profile := c.profile
 		if profile == "" {
