@@ -19,10 +19,15 @@ type freshRange struct {
 }
 
 // freshRanges are the campaigns TestFreshRanges runs, each from its own
-// random start: 100,000 seeds under the swarm profile (the default
-// campaign) and 20,000 under each fault profile.
-var freshRanges = []freshRange{
-	{"swarm", 100_000}, {"calm", 20_000}, {"lossy", 20_000}, {"crashy", 20_000}, {"swarm", 20_000},
+// random start (issue 21's evidence): the default campaign (the swarm
+// profile) three times over 100,000 seeds, then 20,000 seeds under each
+// fault profile of Profiles, so a new profile is run with no change here.
+func freshRanges() []freshRange {
+	rs := []freshRange{{"swarm", 100_000}, {"swarm", 100_000}, {"swarm", 100_000}}
+	for _, p := range Profiles() {
+		rs = append(rs, freshRange{p.Name, 20_000})
+	}
+	return rs
 }
 
 // freshStart returns a start seed nobody has run: drawn at random in
@@ -49,11 +54,11 @@ func freshStart(t *testing.T, i int) uint64 {
 // failure replays as 'simrun campaign -seeds N -start S -profile P' (or
 // MQTTLAB_FRESH_START=S, which starts range i at S + i × 1,000,000). By
 // default 50 seeds a range (a fresh sample each CI run); opt-in with
-// MQTTLAB_FRESH=1: the default campaign's 100,000 seeds and 20,000 of each
-// fault profile (about 20 minutes of CPU). Results: docs/workloads.md.
+// MQTTLAB_FRESH=1: three ranges of the default campaign's 100,000 seeds and
+// 20,000 of each fault profile (freshRanges). Results: docs/campaigns.md.
 func TestFreshRanges(t *testing.T) {
 	long := os.Getenv("MQTTLAB_FRESH") == "1"
-	for i, fr := range freshRanges {
+	for i, fr := range freshRanges() {
 		start, n := freshStart(t, i), fr.n
 		if !long {
 			n = 50
@@ -68,6 +73,27 @@ func TestFreshRanges(t *testing.T) {
 			}
 			t.Error(f)
 		}
+	}
+}
+
+// TestFreshRangesEvidence: the long form runs what issue 21 asks: three
+// ranges of 100,000 default seeds (the swarm profile) and 20,000 seeds of
+// every fault profile.
+func TestFreshRangesEvidence(t *testing.T) {
+	got := map[freshRange]int{}
+	for _, fr := range freshRanges() {
+		got[fr]++
+	}
+	if n := got[freshRange{"swarm", 100_000}]; n != 3 {
+		t.Errorf("%d ranges of 100,000 default seeds, want 3", n)
+	}
+	for _, p := range Profiles() {
+		if got[freshRange{p.Name, 20_000}] != 1 {
+			t.Errorf("profile %s: no range of 20,000 seeds of its own", p.Name)
+		}
+	}
+	if len(freshRanges()) != 3+len(Profiles()) {
+		t.Errorf("%d ranges, want %d: %v", len(freshRanges()), 3+len(Profiles()), freshRanges())
 	}
 }
 
