@@ -322,7 +322,7 @@ func (p *Proxy) pipe(pc *proxyConn, d Direction) {
 			var a arrival
 			dec, a = p.record(pc, d, dec, buf[:n])
 			if !holed {
-				p.arrived(pc, a) // before the write: the receiver reacts after
+				holed = !p.arrived(pc, d, a) // before the write: the receiver reacts after
 			}
 			ok := holed || p.write(dst, buf[:n])
 			pc.flow.Unlock()
