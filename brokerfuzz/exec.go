@@ -93,6 +93,56 @@ type runner struct {
 	n      atomic.Uint64 // cases run, for client ids
 	step   atomic.Int64
 	active atomic.Int64 // unix nanos of the last packet read on any connection
+	// kick wakes a waiting executor when a reader decoded a packet or saw
+	// its connection end (buffered 1; a stale kick only costs a check).
+	kick chan struct{}
+}
+
+// newRunner is a runner of cases against t.
+func newRunner(t Target, tm Timing) *runner {
+	return &runner{t: t, tm: tm.orDefault(), kick: make(chan struct{}, 1)}
+}
+
+// wake kicks a waiting executor.
+func (r *runner) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns when done reports true, or at deadline, or when no packet
+// came on any connection for Quiet since from (if quiet is set). It sleeps
+// until a reader decodes a packet or a connection ends, not in fixed steps,
+// so an awaited answer ends the wait as soon as it is read.
+func (r *runner) wait(from, deadline time.Time, quiet bool, done func() bool) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if done() {
+			return
+		}
+		now := time.Now()
+		left := deadline.Sub(now)
+		if quiet {
+			idle := now.Sub(time.Unix(0, max(r.active.Load(), from.UnixNano())))
+			left = min(left, r.tm.Quiet-idle)
+		}
+		if left <= 0 {
+			return
+		}
+		timer.Reset(left)
+		select {
+		case <-r.kick:
+		case <-timer.C:
+		}
+		if !timer.Stop() {
+			select { // drain a fire that raced the kick
+			case <-timer.C:
+			default:
+			}
+		}
+	}
 }
 
 // errWatcher is a broker that would not take the watching subscriber.
@@ -138,12 +188,94 @@ func (r *runner) run(c Case, e *expect) (*observation, error) {
 		_ = s.SetWriteDeadline(time.Now().Add(r.tm.Answer))
 		_, _ = s.Write(st.Data) // a broker that closed is seen by the reader
 		last = time.Now()
-		r.settle(last)
+		r.settle(last, func() bool { return stepDone(e, obs, i, st.Conn) })
 	}
 	r.await(e, obs, last)
-	time.Sleep(4 * r.tm.Quiet) // the watcher's copies of the last publications
+	if ms := forwardable(e); len(ms) > 0 { // the watcher's copies of refused publications
+		r.wait(time.Now(), time.Now().Add(4*r.tm.Quiet), false, func() bool { return obs.sawAll(ms) })
+	}
 	obs.probe(r, n)
 	return obs, nil
+}
+
+// stepDone reports whether the broker did all that step i on conn calls for:
+// answered its requests, routed its publications to the watcher, or closed
+// the connection. A refused packet or a DISCONNECT is done only once its
+// connection closed.
+func stepDone(e *expect, obs *observation, i, conn int) bool {
+	ce, co := e.conns[conn], obs.conns[conn]
+	if co == nil || co.dialErr != nil || co.isClosed() {
+		return true
+	}
+	if ce.refused == i || ce.disconnected && ce.discStep == i {
+		return false
+	}
+	var upTo []request
+	for _, q := range ce.requests {
+		if q.step <= i {
+			upTo = append(upTo, q)
+		}
+	}
+	for _, q := range co.unanswered(upTo) {
+		if q.step == i {
+			return false
+		}
+	}
+	var ms []string
+	for _, p := range ce.pubs {
+		if p.step == i {
+			ms = append(ms, p.marker)
+		}
+	}
+	if len(ms) == 0 {
+		return true
+	}
+	// as many copies of each marker as valid PUBLISH packets carried it so
+	// far, on any connection (a doubled step repeats its marker)
+	want := map[string]int{}
+	for _, oc := range e.conns {
+		for _, p := range oc.pubs {
+			if p.step <= i {
+				want[p.marker]++
+			}
+		}
+	}
+	got := map[string]int{}
+	for _, m := range obs.watched() {
+		got[m]++
+	}
+	for _, m := range ms {
+		if got[m] < want[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// forwardable returns the markers of refused packets the forwarded oracle
+// judges: the ones whose copy at the watcher is a finding.
+func forwardable(e *expect) []string {
+	var out []string
+	for _, ce := range e.conns {
+		if ce.refused >= 0 && normative(ce.rule) && ce.whole && ce.marker != "" {
+			out = append(out, ce.marker)
+		}
+	}
+	return out
+}
+
+// sawAll reports whether the watcher received every marker of ms.
+func (obs *observation) sawAll(ms []string) bool {
+	seen := map[string]bool{}
+	for _, m := range obs.watched() {
+		seen[m] = true
+	}
+	for _, m := range ms {
+		if !seen[m] {
+			return false
+		}
+	}
+	return true
 }
 
 // readVersion is the version to read the broker's answers in: the
@@ -156,31 +288,27 @@ func (ce *connExpect) readVersion(meant byte) byte {
 	return meant
 }
 
-// settle waits until no packet came for Quiet since the write at t (at most
-// 20 Quiets).
-func (r *runner) settle(t time.Time) {
-	deadline := t.Add(20 * r.tm.Quiet)
-	for now := time.Now(); now.Before(deadline); now = time.Now() {
-		idle := now.Sub(time.Unix(0, max(r.active.Load(), t.UnixNano())))
-		if idle >= r.tm.Quiet {
-			return
-		}
-		time.Sleep(r.tm.Quiet / 4)
-	}
+// settle waits after the write at t until the step is done (done: its
+// answers read, its publications routed, its connection closed), or else
+// until no packet came for Quiet since t (at most 20 Quiets): awaiting the
+// step's effects orders the steps across connections as the quiet wait
+// does, without paying a Quiet for every step the broker already answered.
+func (r *runner) settle(t time.Time, done func() bool) {
+	r.wait(t, t.Add(20*r.tm.Quiet), true, done)
 }
 
 // await waits until every refused connection is closed (at most Close
 // after the last write) and every request answered or its connection
 // closed (at most Answer).
 func (r *runner) await(e *expect, obs *observation, last time.Time) {
-	for {
+	r.wait(last, last.Add(r.tm.Close), false, func() bool {
 		refusedOpen, unanswered := pending(e, obs)
-		since := time.Since(last)
-		if !unanswered && (!refusedOpen || since >= r.tm.Close) || since >= max(r.tm.Close, r.tm.Answer) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return !unanswered && !refusedOpen
+	})
+	r.wait(last, last.Add(max(r.tm.Close, r.tm.Answer)), false, func() bool {
+		_, unanswered := pending(e, obs)
+		return !unanswered
+	})
 }
 
 // pending reports whether a refused connection is still open and whether
@@ -237,6 +365,7 @@ func (r *runner) read(s net.Conn, v byte, co *connObs) {
 			r.active.Store(time.Now().UnixNano())
 			d.Feed(buf[:n])
 			co.decode(d, int(r.step.Load()))
+			r.wake()
 		}
 		if err != nil {
 			co.mu.Lock()
@@ -244,6 +373,7 @@ func (r *runner) read(s net.Conn, v byte, co *connObs) {
 				co.closed, co.closedAfter = true, int(r.step.Load())
 			}
 			co.mu.Unlock()
+			r.wake()
 			return
 		}
 	}

@@ -40,8 +40,19 @@ type connExpect struct {
 	// requests are the valid packets before the refusal that the spec
 	// requires an answer to.
 	requests []request
-	// disconnected: the client sent a valid DISCONNECT.
+	// disconnected: the client sent a valid DISCONNECT, at step discStep.
 	disconnected bool
+	discStep     int
+	// pubs are the valid QoS 0 and 1 PUBLISH packets before the refusal
+	// whose marker the watching subscriber of "#" gets once the broker
+	// routed them: what the executor awaits before the next step.
+	pubs []published
+}
+
+// published is a valid PUBLISH of step step carrying marker.
+type published struct {
+	step   int
+	marker string
 }
 
 // request is a valid packet that must be answered with a packet of type
@@ -135,6 +146,11 @@ func (ce *connExpect) want(i int, p packet.Packet) bool {
 		case 2:
 			add(packet.PUBREC, p.PacketID)
 		}
+		// A QoS 2 copy may be routed only at the PUBREL; a "$" topic
+		// does not match "#" [MQTT-4.7.2-1]; an empty topic is an alias's.
+		if m := markerIn(p.Payload); m != "" && p.QoS < 2 && len(p.Topic) > 0 && p.Topic[0] != '$' {
+			ce.pubs = append(ce.pubs, published{step: i, marker: m})
+		}
 	case *packet.Pubrel:
 		add(packet.PUBCOMP, p.PacketID)
 	case *packet.Subscribe:
@@ -144,7 +160,7 @@ func (ce *connExpect) want(i int, p packet.Packet) bool {
 	case *packet.Pingreq:
 		add(packet.PINGRESP, 0)
 	case *packet.Disconnect:
-		ce.disconnected = true
+		ce.disconnected, ce.discStep = true, i
 		return true
 	}
 	return false

@@ -95,10 +95,10 @@ func Fuzz(ctx context.Context, t Target, cfg Config) (*Report, error) {
 	if cfg.ShrinkBudget <= 0 {
 		cfg.ShrinkBudget = 60 * time.Second
 	}
-	f := &fuzzer{cfg: cfg, r: &runner{t: t, tm: cfg.Timing.orDefault()}, rand: rand.New(rand.NewPCG(cfg.Seed, 0x636f72707573)),
+	f := &fuzzer{cfg: cfg, r: newRunner(t, cfg.Timing), rand: rand.New(rand.NewPCG(cfg.Seed, 0x636f72707573)),
 		seen: map[uint64]bool{}, byKey: map[string]*Finding{}, refByKey: map[string]*Finding{}, start: time.Now()}
 	if cfg.Reference != nil {
-		f.ref = &runner{t: *cfg.Reference, tm: f.r.tm}
+		f.ref = newRunner(*cfg.Reference, f.r.tm)
 	}
 	rep := &Report{Target: t.Name, Seed: cfg.Seed}
 	if cfg.Reference != nil {
@@ -321,7 +321,7 @@ func mutateCase(c Case, r *rand.Rand) Case {
 
 // Replay runs one case against t and judges it (no restart, no shrink).
 func Replay(t Target, c Case, tm Timing) ([]Violation, error) {
-	r := &runner{t: t, tm: tm.orDefault()}
+	r := newRunner(t, tm)
 	e := expectOf(c)
 	obs, err := r.run(c, e)
 	return judge(c, e, obs), err
