@@ -32,6 +32,9 @@ type Config struct {
 	Usage func() (rss, fds int64, err error)
 	// ShrinkBudget bounds the minimisation of each finding (default 60 s).
 	ShrinkBudget time.Duration
+	// StopAtFirst ends the run once a case tripped an oracle (its finding
+	// shrunk): what a check that the fuzzer catches a known bug needs.
+	StopAtFirst bool
 	// Progress, if set, is called about every 2 s and at the end.
 	Progress func(Progress)
 }
@@ -85,6 +88,11 @@ type Finding struct {
 	Reference string `json:"reference,omitempty"`
 	// File is the replay file's path once written.
 	File string `json:"file,omitempty"`
+	// FoundAt is the number of the case that first tripped it (counted
+	// from 1, of the run's cases) and FoundAfter the run's time then: what
+	// it cost to find.
+	FoundAt    int           `json:"found_at_case"`
+	FoundAfter time.Duration `json:"found_after_ns"`
 }
 
 // Fuzz runs cases against t until the bounds or ctx end it.
@@ -154,6 +162,9 @@ func (f *fuzzer) loop(ctx context.Context, rep *Report) error {
 		}
 		f.usage(rep, &base)
 		f.progress("")
+		if f.cfg.StopAtFirst && len(f.byKey) > 0 {
+			break
+		}
 	}
 	f.usageEnd(rep, base)
 	return nil
@@ -203,7 +214,7 @@ func (f *fuzzer) record(ctx context.Context, into map[string]*Finding, r *runner
 			fd.addCause(v, c)
 			continue
 		}
-		fd := &Finding{Key: k, Oracle: v.Oracle, Rule: v.Rule, Cause: v.Cause, Packet: v.Packet, Count: 1, First: v, FirstCase: c}
+		fd := &Finding{Key: k, Oracle: v.Oracle, Rule: v.Rule, Cause: v.Cause, Packet: v.Packet, Count: 1, First: v, FirstCase: c, FoundAt: f.execs, FoundAfter: time.Since(f.start)}
 		fd.addCause(v, c)
 		into[k] = fd
 		f.progress("shrinking " + k)
@@ -333,7 +344,8 @@ func (fd *Finding) String() string {
 	if fd.Reference != "" {
 		ref = ", reference: " + fd.Reference
 	}
-	return fmt.Sprintf("%s: %s; %s: %d times, shrunk to %d steps%s", fd.Title(), counts(fd.Oracles), strings.Join(keys(fd.Packets), " "), fd.Count, fd.MinSteps, ref)
+	return fmt.Sprintf("%s: %s; %s: %d times, shrunk to %d steps%s; first at case %d after %v", fd.Title(), counts(fd.Oracles), strings.Join(keys(fd.Packets), " "), fd.Count, fd.MinSteps, ref,
+		fd.FoundAt, fd.FoundAfter.Round(100*time.Millisecond))
 }
 
 // Title names the finding: the rule a broker did not enforce, or the

@@ -62,6 +62,7 @@ func writeFinding(b *strings.Builder, n int, fd *Finding, prog string) {
 		fmt.Fprintf(b, "- **%s** (%d): %s\n", o, fd.Oracles[o], oracleReading[o])
 	}
 	fmt.Fprintf(b, "- %d violations, packet types %s; the shrunk case has %d steps.\n", fd.Count, counts(fd.Packets), fd.MinSteps)
+	fmt.Fprintf(b, "- First tripped by case %d, %s into the run.\n", fd.FoundAt, fd.FoundAfter.Round(100*time.Millisecond))
 	if fd.Reference != "" {
 		fmt.Fprintf(b, "- Reference broker on the shrunk case: %s.\n", map[string]string{"same": "broke the same rule", "kept": "kept the rule"}[fd.Reference])
 	}

@@ -59,7 +59,8 @@ func (f *fuzzer) usageEnd(rep *Report, base [2]int64) {
 	}
 	if len(what) > 0 {
 		v := Violation{Oracle: OracleGrowth, Rule: "§4.8", Detail: strings.Join(what, "; ") + fmt.Sprintf(" over %d cases that each closed every connection and kept nothing", f.execs-usageWarm)}
-		f.byKey[v.Key()] = &Finding{Key: v.Key(), Oracle: v.Oracle, Rule: v.Rule, Count: 1, First: v, MinViolation: v}
+		f.byKey[v.Key()] = &Finding{Key: v.Key(), Oracle: v.Oracle, Rule: v.Rule, Count: 1, First: v, MinViolation: v, Oracles: map[string]int{OracleGrowth: 1},
+			FoundAt: f.execs, FoundAfter: time.Since(f.start)}
 	}
 }
 

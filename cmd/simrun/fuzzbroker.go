@@ -48,7 +48,7 @@ type fuzzBrokerFlags struct {
 	shrink       time.Duration
 	closeTimeout time.Duration
 	out, replay  string
-	force        bool
+	force, first bool
 }
 
 // cmdFuzzBroker is simrun fuzz-broker.
@@ -69,6 +69,7 @@ func (e *env) cmdFuzzBroker(args []string) int {
 	fs.DurationVar(&f.closeTimeout, "close-timeout", brokerfuzz.DefaultTiming.Close, "how long a refused packet's connection may stay open")
 	fs.StringVar(&f.out, "out", "", "run directory (default fuzz-runs/BROKER-seed-N)")
 	fs.BoolVar(&f.force, "force", false, "reuse -out even if it holds another run")
+	fs.BoolVar(&f.first, "first", false, "stop at the first finding, once shrunk (growth is judged at the end of the run only)")
 	fs.StringVar(&f.replay, "replay", "", "run one saved case file against the broker and judge it")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -227,7 +228,7 @@ func (e *env) fuzzRun(f fuzzBrokerFlags) int {
 	}
 	defer tgt.stop()
 	cfg := brokerfuzz.Config{Seed: f.seed, Duration: f.duration, Execs: f.execs, ShrinkBudget: f.shrink,
-		Timing: brokerfuzz.Timing{Close: f.closeTimeout}, Restart: tgt.restart, Progress: e.fuzzProgress}
+		Timing: brokerfuzz.Timing{Close: f.closeTimeout}, Restart: tgt.restart, Progress: e.fuzzProgress, StopAtFirst: f.first}
 	if f.shrink == 0 {
 		cfg.ShrinkBudget = time.Nanosecond
 	}
