@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sort"
+	"sync"
 	"syscall"
 	"time"
 
@@ -46,12 +48,6 @@ type BrokerOptions struct {
 // CONNECT: 10 s, as HiveMQ's default; EMQX closes after 15 s.
 const DefaultConnectTimeout = 10 * time.Second
 
-// Canaries are the deliberate bugs BrokerOptions.Canary names: each makes
-// the broker break a rule the wire fuzzer (brokerfuzz) must catch.
-var Canaries = map[string]string{
-	"keep-open-on-malformed": "a connection that sent a malformed packet or a protocol error is left open (unanswered, unread) instead of closed [MQTT-4.8.0-1] [MQTT-4.13.1-1]",
-}
-
 // DefaultMaxConnections is the connection limit when none is set: the
 // process's open-file soft limit less 64 descriptors kept for the store and
 // the listener, so a flood of connections is refused one by one instead of
@@ -82,6 +78,11 @@ type Broker struct {
 	conns  map[engine.ConnID]*brokerConn
 	nextID engine.ConnID
 	failed error
+	leaked []*os.File // CanaryLeakFD's copies, never closed
+
+	// unhang releases CanaryHang's blocked loop at Close.
+	unhang     chan struct{}
+	unhangOnce sync.Once
 }
 
 // brokerConn is one client connection as the driver sees it.
@@ -94,6 +95,7 @@ type brokerConn struct {
 	// closing: the engine closed the connection; what still arrives is
 	// read and dropped until the peer closes or CloseLinger passes.
 	closing bool
+	framer  *canaryFramer // the framing canaries' state
 }
 
 // CloseLinger bounds how long a connection the broker closed keeps draining
@@ -152,7 +154,7 @@ func ServeBroker(ln net.Listener, opts BrokerOptions) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Broker{opts: opts, rec: rec, l: newLoop(), ln: ln, eng: eng, conns: map[engine.ConnID]*brokerConn{}}
+	b := &Broker{opts: opts, rec: rec, l: newLoop(), ln: ln, eng: eng, conns: map[engine.ConnID]*brokerConn{}, unhang: make(chan struct{})}
 	if len(restored) > 0 {
 		rec.Add(model.Event{Kind: model.Restart, Time: int64(b.l.now()), Node: model.BrokerNode})
 	}
@@ -194,6 +196,7 @@ func (b *Broker) Close() error { return b.close(false) }
 func (b *Broker) Shutdown() error { return b.close(true) }
 
 func (b *Broker) close(clean bool) error {
+	b.unhangOnce.Do(func() { close(b.unhang) })
 	err := b.ln.Close()
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
@@ -249,6 +252,7 @@ func (b *Broker) opened(c net.Conn) {
 	id := b.nextID
 	b.conns[id] = &brokerConn{c: c, shadow: packet.NewDecoder(0, 1<<28), remote: c.RemoteAddr().String(), id: id}
 	b.logf("conn %d opened from %s", id, c.RemoteAddr())
+	b.canaryOpened(c)
 	if b.opts.ConnectTimeout > 0 {
 		b.l.afterFunc(b.opts.ConnectTimeout, func() { b.connectTimedOut(id) })
 	}
@@ -270,6 +274,11 @@ func (b *Broker) received(id engine.ConnID, data []byte) {
 	bc := b.conns[id]
 	if bc == nil || bc.closing {
 		return // a closing connection is drained, not read
+	}
+	if framedCanary(b.opts.Canary) {
+		if data = b.canaryReceived(bc, data); len(data) == 0 {
+			return
+		}
 	}
 	b.recordReceived(bc, data)
 	b.step(engine.BytesReceived{Conn: id, Data: data})
@@ -324,7 +333,7 @@ func (b *Broker) step(ev engine.Event) {
 	if b.failed != nil {
 		return
 	}
-	for _, a := range b.eng.Step(b.l.now(), ev) {
+	for _, a := range b.canaryActions(b.eng.Step(b.l.now(), ev)) {
 		if b.failed != nil {
 			return // a store failure: nothing after it may take effect
 		}
@@ -337,7 +346,7 @@ func (b *Broker) do(a engine.Action) {
 	case engine.Send:
 		b.handleSend(a)
 	case engine.CloseConn:
-		if b.opts.Canary == "keep-open-on-malformed" && codecRefusal(a.Reason) {
+		if b.opts.Canary == CanaryKeepOpen && codecRefusal(a.Reason) {
 			return // the canary's bug: the connection stays open
 		}
 		if bc := b.conns[a.Conn]; bc != nil {
@@ -361,6 +370,7 @@ func (b *Broker) handleSend(a engine.Send) {
 	if bc == nil {
 		return
 	}
+	a = b.canarySend(a)
 	peer := bc.peer
 	if cp, ok := a.Packet.(*packet.Connack); ok && cp.Props.Present.Has(packet.PropAssignedClientID) && peer == "" {
 		peer = cp.Props.AssignedClientID

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mqttlab/mqttlab/brokerfuzz"
 )
 
 // TestFuzzBrokerSmoke is CI's smoke run of simrun fuzz-broker: our broker
@@ -67,5 +72,73 @@ func TestFuzzBrokerUsage(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// TestFuzzBrokerCanaries: each canary of our broker is caught by a short
+// fuzz-broker run (seed 1, stopped at its first finding, within a budget of
+// cases several times what it took when measured), by the oracle its bug
+// breaks and by no oracle its bug does not explain; the case that caught it
+// replays clean against our broker (exit 0) and, but for the hang (whose
+// probe alone waits 8 s), trips the canary again (exit 1). The keep-open
+// canary is TestFuzzBrokerSmoke's.
+func TestFuzzBrokerCanaries(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		canary string
+		want   string   // the oracle that must name a finding
+		also   []string // the other oracles the bug explains
+		execs  int      // the budget of cases
+		replay bool     // the first case is replayed against the canary
+	}{
+		{"crash-on-publish-property", brokerfuzz.OracleCrash, nil, 400, true},
+		{"hang-on-unknown-pubrel", brokerfuzz.OracleHang, nil, 200, false},
+		{"ack-before-check", brokerfuzz.OracleAnswered, nil, 200, true},
+		{"forward-wildcard-topic", brokerfuzz.OracleForwarded, []string{brokerfuzz.OracleAnswered, brokerfuzz.OracleLeftOpen}, 200, true},
+		{"disconnect-will-reason", brokerfuzz.OracleReason, nil, 200, true},
+		{"drop-puback-self-delivery", brokerfuzz.OracleUnanswered, nil, 200, true},
+		// growth is judged at the end of a run: 120 cases of about four
+		// connections each leak far more than its bound of 64 descriptors
+		{"leak-fd-per-connection", brokerfuzz.OracleGrowth, nil, 120, false},
+	} {
+		t.Run(c.canary, func(t *testing.T) {
+			out := filepath.Join(dir, c.canary)
+			r := simrun(t, "fuzz-broker", "-canary", c.canary, "-seed", "1", "-execs", strconv.Itoa(c.execs), "-duration", "5m", "-first",
+				"-shrink", "0", "-close-timeout", "1s", "-out", out).want(t, exitViolation)
+			js, err := os.ReadFile(filepath.Join(out, "findings.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep brokerfuzz.Report
+			if err := json.Unmarshal(js, &rep); err != nil {
+				t.Fatal(err)
+			}
+			var caught *brokerfuzz.Finding
+			for _, fd := range rep.Findings {
+				for o := range fd.Oracles {
+					if o != c.want && !slices.Contains(c.also, o) {
+						t.Errorf("a finding the canary does not explain (%s): %s", o, fd.Key)
+					}
+				}
+				if fd.Oracles[c.want] > 0 && caught == nil {
+					caught = fd
+				}
+			}
+			if caught == nil {
+				t.Fatalf("not caught as %s in %d cases:\n%s", c.want, rep.Execs, r.stdout)
+			}
+			t.Logf("caught as %s at case %d after %v: %s", c.want, caught.FoundAt, caught.FoundAfter, caught.Key)
+			if c.want == brokerfuzz.OracleGrowth {
+				return // no case of its own: no replay file
+			}
+			m := regexp.MustCompile(`replay: \S+ fuzz-broker -replay (\S+)`).FindStringSubmatch(r.stdout)
+			if m == nil {
+				t.Fatalf("no replay file:\n%s", r.stdout)
+			}
+			if c.replay {
+				simrun(t, "fuzz-broker", "-replay", m[1], "-canary", c.canary, "-close-timeout", "1s").want(t, exitViolation)
+			}
+			simrun(t, "fuzz-broker", "-replay", m[1], "-close-timeout", "1s").want(t, exitOK)
+		})
 	}
 }
