@@ -293,7 +293,7 @@ func progressWindow(bound time.Duration) time.Duration { return min(2*time.Secon
 // so far: progress.
 func (t *tester) pending() (pending []string, done int) {
 	h := t.rec.History()
-	vs := model.Check(h, model.Options{Only: model.SetOf(model.NoLoss)})
+	vs := model.Check(h, model.Options{Only: model.SetOf(model.NoLoss), Limits: t.cfg.Promise.Broker.Limits})
 	out := make([]string, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, v.Node+" lacks "+strings.Join(msgRE.FindAllString(v.Reason, 1), ""))

@@ -119,6 +119,9 @@ type ProcOptions struct {
 	// OnLine is called with every stdout line, in order, from one
 	// goroutine (nil: none).
 	OnLine func(line string)
+	// OnErrLine is called with every stderr line, in order, from one
+	// goroutine (nil: none).
+	OnErrLine func(line string)
 	// Stdin gives the process a pipe for its standard input (Process.Stdin);
 	// otherwise it reads /dev/null.
 	Stdin bool
@@ -153,6 +156,9 @@ func StartProcess(opts ProcOptions) (*Process, error) {
 	var errW io.Writer = &p.tail
 	if opts.Log != nil {
 		errW = io.MultiWriter(opts.Log, &p.tail)
+	}
+	if opts.OnErrLine != nil {
+		errW = io.MultiWriter(errW, &lineWriter{fn: opts.OnErrLine})
 	}
 	cmd.Stdout, cmd.Stderr = pw, errW
 	if opts.Stdin {

@@ -65,10 +65,10 @@ func Judge(h model.History, ps model.Policies, tolerance time.Duration) Verdict 
 	own := model.ClientFaults(h)
 	slack := int64(tolerance)
 	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
-		return model.Options{Only: model.PromisesPer(ps, f, own), Slack: slack}
+		return model.Options{Only: model.PromisesPer(ps, f, own), Slack: slack, Limits: ps.Broker.Limits}
 	})
 	v := Verdict{Faults: faults, Promised: model.PromisesPer(ps, faults, own), Violations: vs}
-	for _, x := range model.Check(h, model.Options{Slack: slack}) {
+	for _, x := range model.Check(h, model.Options{Slack: slack, Limits: ps.Broker.Limits}) {
 		if !v.Promised.Has(x.Invariant) {
 			v.Unpromised = append(v.Unpromised, x)
 		}

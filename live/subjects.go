@@ -361,7 +361,7 @@ func (b *brokerProc) start() error {
 	if err != nil {
 		return err
 	}
-	p, err := b.t.sv.Start(ProcOptions{Name: "broker", Command: cmd, Env: bs.Env, Log: b.log})
+	p, err := b.t.sv.Start(ProcOptions{Name: "broker", Command: cmd, Env: bs.Env, Log: b.log, OnLine: b.logLine, OnErrLine: b.logLine})
 	if err != nil {
 		return err
 	}
@@ -373,6 +373,15 @@ func (b *brokerProc) start() error {
 		return err
 	}
 	return nil
+}
+
+// logLine records a drop line of the broker's output (DropLineFormat)
+// as a Dropped event.
+func (b *brokerProc) logLine(line string) {
+	if e, ok := ParseDropLine(line); ok {
+		e.Time = time.Now().UnixNano()
+		b.t.rec.Add(e)
+	}
 }
 
 func (b *brokerProc) current() *Process {

@@ -16,6 +16,10 @@ type Options struct {
 	// call it a violation. The simulator's clock is exact (0); the live
 	// tester passes its proxy's measured timing uncertainty.
 	Slack int64
+	// Limits are the limits the broker declares (its -promise): NoLoss and
+	// FlowResume excuse exactly the drops they allow (droplimits.go). Zero:
+	// none declared, every drop of an owed copy is a loss.
+	Limits BrokerLimits
 }
 
 // checkFunc is one invariant's checker: a pure pass over the indexed
@@ -68,6 +72,7 @@ func Check(h History, opts Options) []Violation {
 func check(x *index, opts Options) []Violation {
 	want := opts.Only
 	x.slack = max(opts.Slack, 0)
+	x.limits, x.drops = opts.Limits, nil
 	if want == 0 {
 		want = All()
 	}
@@ -100,7 +105,7 @@ func check(x *index, opts Options) []Violation {
 // CheckPromised returns only the violations of invariants that p promises
 // under the faults h shows.
 func CheckPromised(h History, p Policy) []Violation {
-	_, vs := CheckUnder(h, func(f Faults) Options { return Options{Only: Promises(p, f)} })
+	_, vs := CheckUnder(h, func(f Faults) Options { return Options{Only: Promises(p, f), Limits: p.Limits} })
 	return vs
 }
 

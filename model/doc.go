@@ -66,7 +66,7 @@
 //
 // # Invariants
 //
-//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber the broker held when it got them (at each receipt that may have been the publication, when the broker crashed before acknowledging the first), but a copy whose Message Expiry ran out unsent (a retained copy a later SUBACK brought is not its send) while the subscriber was away, its window full or the broker down (lossexpiry.go), and a copy whose encoded size exceeds the subscriber's Maximum Packet Size (packetsize.go), and a message the broker refused (PUBACK/PUBREC >= 0x80, never a success: refused.go; owed by no rule) (judged when a liveness phase ran, stuck or not) [MQTT-3.8.4-3] [MQTT-3.10.4-3] [MQTT-3.3.2-5] [MQTT-3.1.2-25]
+//	NoLoss          accepted QoS>=1 messages reach every matching persistent QoS>=1 subscriber the broker held when it got them (at each receipt that may have been the publication, when the broker crashed before acknowledging the first), but a copy whose Message Expiry ran out unsent (a retained copy a later SUBACK brought is not its send) while the subscriber was away, its window full or the broker down (lossexpiry.go), and a copy whose encoded size exceeds the subscriber's Maximum Packet Size (packetsize.go), and a message the broker refused (PUBACK/PUBREC >= 0x80, never a success: refused.go; owed by no rule), and a copy the broker dropped as the limits it declares allow (Options.Limits, droplimits.go) (judged when a liveness phase ran, stuck or not) [MQTT-3.8.4-3] [MQTT-3.10.4-3] [MQTT-3.3.2-5] [MQTT-3.1.2-25] [MQTT-4.1.0-1]
 //	QoS2ExactlyOnce QoS2 and QoS0 delivered at most once per subscriber, a retained copy (RETAIN=1) that a later matching SUBSCRIBE brought apart; nothing delivered that was never accepted [MQTT-4.3.3-10] [MQTT-3.3.1-9]
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
@@ -176,6 +176,26 @@
 // connection can produce when a PUBCOMP is lost and the PUBREL resent — fails
 // a legacy receiver for good (coreMQTT #271), so it answers nothing, gets
 // stuck and delivers nothing more.
+//
+// # Broker limits
+//
+// A broker may declare limits it drops messages at (BrokerLimits, in
+// Policy.Limits and Options.Limits): a per-session queue bound with its
+// policy (drop-oldest or drop-newest), its in-flight window per client,
+// a longest wait before a copy may expire. The spec asks a server to keep
+// a session's messages for the session [MQTT-4.1.0-1] and grants, in the
+// same section (MQTT 5.0 §4.1, non-normative), that storage has limits and
+// that state may be discarded as an automated response to defined
+// conditions. The broker's drops are recorded as Dropped events (the live
+// tester reads them from the broker's log). NoLoss and FlowResume excuse a
+// lost copy only for a recorded drop the declared limits allow: a
+// queue-full drop when a bound is declared, the copy was still queued, the
+// history leaves room for a full queue at the drop (an upper bound of the
+// queue from the broker's received and sent packets), and the order of the
+// drops and later sends fits the declared policy (droplimits.go); an
+// expired drop when the copy waited the declared expiry. Without declared
+// limits every drop of an owed copy is a loss, and NoLoss names it. The
+// limits change no Promises row: they say which losses are not losses.
 //
 // Mutations of the fixes (engine.Mutation) are deliberately not part of
 // Policy: a mutated fixed engine keeps its promises on paper, so the checks

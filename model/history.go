@@ -81,6 +81,15 @@ const (
 	// SharedDelivery are not judged; NoStuck takes it as the end of the
 	// phase. A world with no progress ends in Stuck instead.
 	Cutoff
+	// Dropped: the broker (Node BrokerNode) said it discarded its copy of
+	// message Msg (Topic) for client Peer undelivered. Reason is the
+	// broker's own words, starting with why: "queue-full bound=1000
+	// policy=drop-oldest" (its per-session queue was at its bound),
+	// "expired", "too-large", "qos0-offline". A record of the broker's
+	// log, read by the live tester; NoLoss and FlowResume excuse a
+	// queue-full drop only as far as the limits the broker declares allow
+	// (BrokerLimits, droplimits.go).
+	Dropped
 )
 
 // CrashPoint says where inside a step a node crashed.

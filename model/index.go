@@ -33,6 +33,10 @@ type index struct {
 	cutoff     bool  // the history has a Cutoff event (it ends unfinished)
 	slack      int64 // Options.Slack of the check running (ns)
 	connClosed bool  // the history records a ConnClosed event
+	dropped    bool  // the history records a Dropped event
+
+	limits BrokerLimits // Options.Limits of the check running
+	drops  *dropJudge   // the Dropped events judged under limits (built once per check, by the first pass that asks)
 
 	sparse bool     // tables use their map form whatever their size (tests)
 	sc     *scratch // memory the checks of one call share, or nil (see withScratch)
@@ -140,6 +144,9 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 		case Delivered:
 			d.msg = x.msgID(e.Msg)
 			x.roles[d.node] |= RoleSubscriber
+		case Dropped:
+			d.msg = x.msgID(e.Msg)
+			x.dropped = true
 		case Subscribed:
 			x.roles[d.node] |= RoleSubscriber
 		case Sent, Received:

@@ -139,10 +139,14 @@ func checkNoLoss(x *index) []Violation {
 			if limits.excused(m, s.node) {
 				continue // too large for the subscriber's Maximum Packet Size: dropped as if sent [MQTT-3.1.2-25]
 			}
+			drops := x.dropJudgeOf()
+			if drops.excuses(x, m, s.node, scan.firstSent.get(s.node, m.msg) != 0) {
+				continue // dropped as the broker's declared limits allow (droplimits.go) [MQTT-4.1.0-1]
+			}
 			node := x.nodes[s.node]
 			out = append(out, NewViolation(NoLoss, int(m.step), node,
-				fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d",
-					x.msgs[m.msg], x.nodes[m.node], x.topics[m.tid], m.qos, node, s.filter, s.step),
+				fmt.Sprintf("msg %q (%s, %q, QoS %d) never delivered to %s, subscribed to %q at step %d%s",
+					x.msgs[m.msg], x.nodes[m.node], x.topics[m.tid], m.qos, node, s.filter, s.step, drops.note(s.node, m.msg)),
 				int(s.step), x.liveness))
 			delivered.set(s.node, m.msg, true) // once per subscriber
 		}

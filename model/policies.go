@@ -40,7 +40,7 @@ func (ps Policies) uniform() bool {
 
 // withBrokerFields returns c with b's broker fields.
 func withBrokerFields(c, b Policy) Policy {
-	c.Broker, c.BrokerUnknownAck, c.BrokerAckBeforeStore = b.Broker, b.BrokerUnknownAck, b.BrokerAckBeforeStore
+	c.Broker, c.BrokerUnknownAck, c.BrokerAckBeforeStore, c.Limits = b.Broker, b.BrokerUnknownAck, b.BrokerAckBeforeStore, b.Limits
 	return c
 }
 

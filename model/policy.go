@@ -48,6 +48,10 @@ type Policy struct {
 	Broker               BrokerPersistence // broker durability
 	BrokerUnknownAck     UnknownAck        // broker: unknown PUBREL / PUBREC
 	BrokerAckBeforeStore bool              // broker: PUBACK/PUBREC before the message is stored (legacy)
+	// Limits are the broker's declared limits (a queue bound and what it
+	// drops there, its in-flight window, a longest expiry): the drops
+	// NoLoss excuses (droplimits.go). Zero: none declared.
+	Limits BrokerLimits
 }
 
 // ErrBadPolicy is wrapped by Policy.Validate errors.
@@ -90,6 +94,9 @@ func (p Policy) Validate() error {
 	}
 	if p.Broker < PersistNone || p.Broker > PersistEveryChange {
 		return fmt.Errorf("%w: Broker persistence %d not in 1..3", ErrBadPolicy, p.Broker)
+	}
+	if err := p.Limits.Validate(); err != nil {
+		return err
 	}
 	return nil
 }

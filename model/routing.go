@@ -1025,11 +1025,21 @@ func (s *routeState) parked(c int32, r *routeClient) {
 	}
 	for j := range r.copies {
 		cp := &r.copies[j]
-		if cp.fresh > 0 && cp.lo > 0 && cp.expiry == 0 && cp.msg != 0 { // messages without an id share an entry: not judged
+		if cp.fresh > 0 && cp.lo > 0 && cp.expiry == 0 && cp.msg != 0 && !s.droppedAsDeclared(c, cp) { // messages without an id share an entry: not judged
 			s.add(int(cp.routeAt), []int{int(r.connStep)}, FlowResume, "msg %q, owed to %s at QoS %d, is never sent though %s is connected at the end: parked for good [MQTT-4.9.0-2] [MQTT-3.3.4-9]",
 				s.x.msgs[cp.msg], s.x.nodes[c], cp.lo, s.x.nodes[c])
 		}
 	}
+}
+
+// droppedAsDeclared reports whether the broker's declared limits excuse
+// never sending cp to client c: a drop they allow, or a declared Expiry
+// that ran out before the history ended (droplimits.go).
+func (s *routeState) droppedAsDeclared(c int32, cp *routeCopy) bool {
+	if v, ok := s.x.dropJudgeOf().recorded(c, cp.msg); ok {
+		return v
+	}
+	return waitedPast(s.x, int(cp.routeAt))
 }
 
 // qosRange formats a QoS range: "QoS 1" or "QoS 0 to 2".

@@ -238,6 +238,8 @@ func (b *builder) appEvent(i int, e *model.Event, n int) {
 		b.mark(i, n, "failed", "failed", e.Reason, "")
 	case model.Refused:
 		b.mark(i, n, "failed", "refused "+packetType(e.Packet.Type), "its own codec refused the "+packetType(e.Packet.Type)+" it built: "+e.Reason, e.Msg)
+	case model.Dropped:
+		b.mark(i, n, "failed", "dropped "+e.Msg+" for "+e.Peer, "the broker dropped its copy of "+e.Msg+" for "+e.Peer+": "+e.Reason, e.Msg)
 	case model.Quiescent:
 		b.mark(i, -1, "quiet", "quiescent", "the world went quiet: nothing pending", "")
 	case model.Stuck:

@@ -75,7 +75,7 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the fault schedule (0: drawn from the clock, and printed)")
 	fs.StringVar(&f.broker, "broker", "ours", "broker under test: ours (simrun broker as a child process), mosquitto (mosquitto -c {dir}/mosquitto.conf with -broker-config), or a command template with {port} {dir}")
 	fs.StringVar(&f.brokerPreset, "broker-preset", defaultPreset, "engine preset of -broker ours (see 'simrun presets')")
-	fs.StringVar(&f.brokerConfig, "broker-config", "", "config file template ({port} {dir}) written to {dir}/ before each broker start: a file, or built-in mosquitto (Debian's persistence defaults) or mosquitto-strict (save after every change)")
+	fs.StringVar(&f.brokerConfig, "broker-config", "", "config file template ({port} {dir}) written to {dir}/ before each broker start: a file, or built-in mosquitto (Debian's persistence defaults) or mosquitto-strict (save after every change); with -broker ours a simrun broker config file, given to it with -config")
 	fs.StringVar(&f.brokerAddr, "broker-addr", "", "HOST:PORT of a broker the tester does not manage (no broker faults)")
 	fs.StringVar(&f.subscriber, "subscriber", "ours", "the subscribers: an adapter's name (ours, or a folder of -adapters: paho-go, paho-python, mqttjs, mosquitto-clients, ...), a path to an adapter's folder, or a command template ({port} {id} {topic} {qos} {dir})")
 	fs.StringVar(&f.publisher, "publisher", "ours", "the publishers: an adapter's name or folder as -subscriber, or a command template ({port} {id} {topic} {qos} {dir} {msg}) run once per message")
@@ -84,7 +84,7 @@ func (f *liveFlags) add(fs *flagSet) {
 	fs.IntVar(&f.publishers, "publishers", 2, "number of publishers (ids p1, p2, ...)")
 	fs.StringVar(&f.clientPreset, "client-preset", defaultPreset, "engine preset of our clients")
 	fs.StringVar(&f.version, "version", "5", "MQTT version of our clients: 3 (3.1.1) or 5")
-	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2); default: each role's adapter's own profile (paho-go, paho-python, mqttjs, mosquitto-clients; spec for ours and templates), the spec for the broker")
+	fs.StringVar(&f.promise, "promise", "spec", "what the subjects promise: comma-separated sets applied in order to the spec's promises ("+strings.Join(promiseNames(), ", ")+", or a preset name), for every role; or per role, ROLE=SETS;ROLE=SETS with ROLE broker, clients, subscribers, publishers or a client id (s1, p2); the broker's sets may include its limits, "+limitDoc+"; default: each role's adapter's own profile (paho-go, paho-python, mqttjs, mosquitto-clients; spec for ours and templates), the spec for the broker")
 	fs.StringVar(&f.out, "out", "", "run directory (default live-runs/seed-N); the tester owns it: an earlier live run's files in it are cleared first")
 	fs.BoolVar(&f.force, "force", false, "use a run directory that holds files no live run wrote (they are kept; the live run's are cleared)")
 	fs.StringVar(&f.topic, "topic", "mqttlab/live", "topic of the workload")
@@ -292,6 +292,22 @@ func (f *liveFlags) brokerSubject() (live.BrokerSubject, error) {
 		b = live.BrokerSubject{Name: "ours (simrun broker, preset " + preset.Name + ")",
 			Command: fmt.Sprintf("exec %s broker -listen 127.0.0.1:{port} -data {dir} -preset %s", shellWord(exe), preset.Name),
 			Env:     append(env, childEnv+"=1")}
+		if f.brokerConfig == "" {
+			return b, nil
+		}
+		// simrun broker reads its own config file with -config, in place
+		// (its relative paths are the file's): a copy written into {dir},
+		// its record store, would be read as a corrupt record.
+		if _, ok := builtinConfigs[f.brokerConfig]; ok {
+			return b, bad("bad -broker-config: %s is a mosquitto config; -broker ours takes a simrun broker config file (simrun broker -h)", f.brokerConfig)
+		}
+		path := absPath(f.brokerConfig)
+		if _, err := loadBrokerConfig(path, engine.DefaultBrokerConfig(preset.Broker)); err != nil {
+			return b, bad("bad -broker-config: %v", err)
+		}
+		b.Command += " -config " + shellWord(path)
+		b.Name += " with config " + f.brokerConfig
+		return b, nil
 	case "mosquitto":
 		b = live.BrokerSubject{Name: "mosquitto", Command: "exec mosquitto -c {dir}/mosquitto.conf", Env: env}
 		if f.brokerConfig == "" {

@@ -89,8 +89,23 @@ func promiseNames() []string {
 // broker promises nothing there).
 func applySets(s string, want promiseScope, role string) (model.Policy, error) {
 	p := model.FixedPolicy()
+	var lim model.BrokerLimits
+	given := map[string]bool{}
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
+		if kind, _, ok := strings.Cut(name, ":"); ok {
+			if want&scopeBroker == 0 {
+				return p, fmt.Errorf("limit %q is a broker limit, not one of %s", name, role)
+			}
+			if given[kind] {
+				return p, fmt.Errorf("limit %q: %s given twice", name, kind)
+			}
+			given[kind] = true
+			if err := parseLimit(name, &lim); err != nil {
+				return p, err
+			}
+			continue
+		}
 		found := false
 		for _, ps := range promiseSets {
 			if ps.name != name {
@@ -111,7 +126,64 @@ func applySets(s string, want promiseScope, role string) (model.Policy, error) {
 		}
 		p = sim.ModelPolicy(preset)
 	}
+	p.Limits = lim // after the sets: a preset's policy declares none
 	return p, nil
+}
+
+// limitDoc describes the broker limits -promise takes among its sets.
+const limitDoc = "queue:N:drop-oldest|drop-newest (per-session queue bound and which copy goes there), inflight:N (the broker's in-flight window per client), expiry:SECONDS (longest a copy waits unsent)"
+
+// parseLimit reads one broker limit of -promise into lim: queue:N:POLICY,
+// inflight:N or expiry:SECONDS.
+func parseLimit(item string, lim *model.BrokerLimits) error {
+	f := strings.Split(item, ":")
+	num := func(s string, hi uint64) (uint64, error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil || n < 1 || n > hi {
+			return 0, fmt.Errorf("limit %q: %q is not a whole number in 1..%d; limits: %s", item, s, hi, limitDoc)
+		}
+		return n, nil
+	}
+	switch strings.TrimSpace(f[0]) {
+	case "queue":
+		if len(f) != 3 {
+			return fmt.Errorf("limit %q: want queue:N:drop-oldest or queue:N:drop-newest", item)
+		}
+		n, err := num(f[1], 1<<31-1)
+		if err != nil {
+			return err
+		}
+		switch strings.TrimSpace(f[2]) {
+		case "drop-oldest":
+			lim.QueueFull = model.DropOldest
+		case "drop-newest":
+			lim.QueueFull = model.DropNewest
+		default:
+			return fmt.Errorf("limit %q: queue policy %q is neither drop-oldest nor drop-newest", item, f[2])
+		}
+		lim.Queue = int(n)
+	case "inflight":
+		if len(f) != 2 {
+			return fmt.Errorf("limit %q: want inflight:N", item)
+		}
+		n, err := num(f[1], 65535)
+		if err != nil {
+			return err
+		}
+		lim.Inflight = int(n)
+	case "expiry":
+		if len(f) != 2 {
+			return fmt.Errorf("limit %q: want expiry:SECONDS", item)
+		}
+		n, err := num(f[1], 1<<32-1)
+		if err != nil {
+			return err
+		}
+		lim.Expiry = uint32(n)
+	default:
+		return fmt.Errorf("unknown limit %q; limits: %s", item, limitDoc)
+	}
+	return nil
 }
 
 func scopeName(s promiseScope) string {

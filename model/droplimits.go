@@ -1,0 +1,400 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// QueueFull is what a broker declares it does when a message arrives for a
+// session whose queue is at its bound.
+type QueueFull uint8
+
+// Queue-full policies.
+const (
+	DropOldest QueueFull = iota + 1 // the oldest queued copy goes to make room
+	DropNewest                      // the arriving copy goes
+)
+
+// String names the policy as -promise and the broker's drop log write it.
+func (q QueueFull) String() string {
+	switch q {
+	case DropOldest:
+		return "drop-oldest"
+	case DropNewest:
+		return "drop-newest"
+	}
+	return fmt.Sprintf("QueueFull(%d)", uint8(q))
+}
+
+// BrokerLimits are the limits a broker declares it may drop messages at.
+// The spec asks a server to keep a session's messages for the whole
+// session [MQTT-4.1.0-1], and says in the same section (MQTT 5.0 §4.1,
+// 3.1.1 §4.1, non-normative) that its storage "will of course have limits
+// in terms of capacity" and that stored state may be discarded as an
+// automated response to defined conditions: a broker that declares those
+// conditions is judged by them. The zero value declares none: every drop
+// of an owed copy is a loss.
+type BrokerLimits struct {
+	// Queue bounds each session's queue of QoS 1/2 copies waiting to be
+	// sent (for the in-flight window or for the client to come back);
+	// 0: no bound declared.
+	Queue int
+	// QueueFull is which copy goes at the bound (required with Queue).
+	QueueFull QueueFull
+	// Inflight is the most QoS 1/2 copies the broker holds for a client
+	// outside its queue, sent or given a packet id and not acknowledged
+	// (0: not declared; then which copy a drop-oldest drop took is judged
+	// only by the order of the drops).
+	Inflight int
+	// Expiry, in seconds, is the longest a copy waits unsent before the
+	// broker may discard it, whatever Message Expiry it was published with
+	// (0: none).
+	Expiry uint32
+}
+
+// Declared reports whether any limit is declared.
+func (l BrokerLimits) Declared() bool { return l != BrokerLimits{} }
+
+// Validate reports a limit that cannot hold.
+func (l BrokerLimits) Validate() error {
+	switch {
+	case l.Queue < 0:
+		return fmt.Errorf("%w: queue bound %d is negative", ErrBadPolicy, l.Queue)
+	case l.Queue > 0 && l.QueueFull != DropOldest && l.QueueFull != DropNewest:
+		return fmt.Errorf("%w: queue bound %d without drop-oldest or drop-newest", ErrBadPolicy, l.Queue)
+	case l.Queue == 0 && l.QueueFull != 0:
+		return fmt.Errorf("%w: a queue-full policy without a queue bound", ErrBadPolicy)
+	case l.Inflight < 0 || l.Inflight > 65535:
+		return fmt.Errorf("%w: in-flight window %d not in 0..65535", ErrBadPolicy, l.Inflight)
+	}
+	return nil
+}
+
+// String writes the limits as -promise takes them: "queue:1000:drop-oldest,
+// inflight:32, expiry:60"; "none" when none is declared.
+func (l BrokerLimits) String() string {
+	var parts []string
+	if l.Queue > 0 {
+		parts = append(parts, fmt.Sprintf("queue:%d:%s", l.Queue, l.QueueFull))
+	}
+	if l.Inflight > 0 {
+		parts = append(parts, fmt.Sprintf("inflight:%d", l.Inflight))
+	}
+	if l.Expiry > 0 {
+		parts = append(parts, fmt.Sprintf("expiry:%d", l.Expiry))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ",")
+}
+
+// Drop reasons of a Dropped event (the first word of its Reason).
+const (
+	DropReasonQueueFull = "queue-full"
+	DropReasonExpired   = "expired"
+)
+
+// dropWord is the first word of a Dropped event's Reason.
+func dropWord(reason string) string {
+	w, _, _ := strings.Cut(reason, " ")
+	return w
+}
+
+// dropVerdict is the judgement of one Dropped event of an owed copy.
+type dropVerdict struct {
+	step    int    // the Dropped event
+	excused bool   // the declared limits allow it
+	why     string // what the drop was and, unexcused, why not
+}
+
+// dropJudge judges the broker's Dropped events under the declared limits
+// (x.limits) for NoLoss and FlowResume. A queue-full drop of client c's
+// copy of message m, recorded at step d, is excused only when all of these
+// hold:
+//
+//   - a queue bound N and its policy are declared;
+//   - the copy was not sent to c before d: a queue holds copies waiting to
+//     be sent, not copies in flight;
+//   - the queue may have been full: at some step t between the broker's
+//     receipt of m and d, the copies routed to c (by a persistent QoS>=1
+//     subscription in effect when the broker received them) that the
+//     broker had received by t and had not sent to c, nor dropped (as
+//     recorded), nor discarded with a clean start of c by t, number at
+//     least N plus the arriving one (drop-oldest); for drop-newest, where
+//     m itself is the arriving one, at least N besides m and the later
+//     copies of m's publisher. This count never understates the broker's
+//     queue at the drop (the recorder writes a Received before the broker
+//     reads the packet, a Sent after the broker wrote it; the drop took
+//     place between the receipt and its log line), so a drop it finds
+//     short of the bound is against the bound whatever the timing;
+//   - no earlier copy of the same publisher for c is dropped after it
+//     (the drop log is in the broker's order): under drop-oldest that copy
+//     was queued and older, under drop-newest m should have gone as it
+//     arrived, after that copy had;
+//   - drop-oldest with a declared in-flight window W: no more than W
+//     earlier copies of the same publisher were first sent to c on a
+//     connection c opened after d: they were unsent at the drop and not
+//     dropped, so queued or held in the window (a copy the broker gave a
+//     packet id and wrote to a connection that died before the bytes were
+//     recorded is held, not queued), and older than m. Without W the
+//     window is unknown and this is not judged.
+//
+// An expired drop is excused, under a declared Expiry, when the copy
+// waited that long after the broker received it (Event.Time). A drop
+// without declared limits excuses nothing; NoLoss names it in the
+// violation. Copies of one publisher reach the broker in order on one
+// connection [MQTT-4.6.0-5]: the order rules compare only those.
+type dropJudge struct {
+	x        *index
+	verdicts map[[2]int32]dropVerdict // (client, msg) -> the first drop of that copy
+}
+
+// dropCopy is one copy routed to a client, for the queue count.
+type dropCopy struct {
+	ref   int32 // the broker's receipt of the message
+	leave int32 // first step it is certainly out of the queue (sent, dropped, cleaned), or maxInt32
+	msg   int32
+	pub   int32
+	sent  int32 // first send to the client + 1, or 0
+	drop  int32 // its recorded queue-full drop, or -1
+}
+
+const noStep = int32(1<<31 - 1)
+
+// dropJudgeOf returns x's drop judge, built on first use; nil when the
+// history records no Dropped event.
+func (x *index) dropJudgeOf() *dropJudge {
+	if !x.dropped {
+		return nil
+	}
+	if x.drops == nil {
+		x.drops = newDropJudge(x)
+	}
+	return x.drops
+}
+
+func newDropJudge(x *index) *dropJudge {
+	j := &dropJudge{x: x, verdicts: map[[2]int32]dropVerdict{}}
+	type rec struct {
+		step      int
+		node, msg int32
+	}
+	var drops []rec
+	first := map[[2]int32]int32{} // (client, msg) -> its first queue-full drop
+	for i, k := range x.kinds {
+		if k.kind != Dropped || x.ev[i].node != brokerID {
+			continue
+		}
+		d := &x.ev[i]
+		key := [2]int32{d.peer, d.msg}
+		if _, ok := j.verdicts[key]; ok {
+			continue
+		}
+		j.verdicts[key] = dropVerdict{step: i, why: "the broker dropped it (" + x.h.Events[i].Reason + ")"}
+		drops = append(drops, rec{i, d.peer, d.msg})
+		if dropWord(x.h.Events[i].Reason) == DropReasonQueueFull {
+			first[key] = int32(i)
+		}
+	}
+	msgs, scan := collectMessages(x), collectSubs(x)
+	defer releasePairs(x, &scan.firstSent)
+	copies := map[int32][]dropCopy{} // client -> its routed copies, in receipt order
+	cleans := map[int32][]int32{}    // client -> its clean starts
+	connects := map[int32][]int32{}  // client -> the broker's Received CONNECTs from it
+	for _, r := range drops {
+		copies[r.node] = nil
+	}
+	for i, k := range x.kinds {
+		d := &x.ev[i]
+		e := &x.h.Events[i]
+		switch {
+		case k.kind == Received && k.typ == CONNECT && d.node == brokerID:
+			connects[d.peer] = append(connects[d.peer], int32(i))
+			if e.Packet.Clean {
+				cleans[d.peer] = append(cleans[d.peer], int32(i))
+			}
+		case k.kind == Connected && e.CleanStart:
+			cleans[d.node] = append(cleans[d.node], int32(i))
+		}
+	}
+	for c := range copies {
+		slices.Sort(cleans[c])
+		var cs []dropCopy
+		for mi := range msgs {
+			m := &msgs[mi]
+			routed := false
+			for _, s := range scan.subs {
+				if s.node == c && s.step < int(m.ref) && (s.end < 0 || int(m.ref) < s.end) && Matches(s.filter, x.topics[m.tid]) {
+					routed = true
+					break
+				}
+			}
+			if !routed {
+				continue
+			}
+			cp := dropCopy{ref: m.ref, leave: noStep, msg: m.msg, pub: m.node, drop: -1}
+			if m.msg != 0 {
+				cp.sent = scan.firstSent.get(c, m.msg)
+				if cp.sent != 0 {
+					cp.leave = cp.sent - 1
+				}
+				if at, ok := first[[2]int32{c, m.msg}]; ok {
+					cp.drop, cp.leave = at, min(cp.leave, at)
+				}
+			}
+			if k, _ := slices.BinarySearch(cleans[c], m.ref); k < len(cleans[c]) {
+				cp.leave = min(cp.leave, cleans[c][k]) // a clean start discards the session [MQTT-3.1.2-4]
+			}
+			cs = append(cs, cp)
+		}
+		copies[c] = cs
+	}
+	for _, r := range drops {
+		key := [2]int32{r.node, r.msg}
+		v := j.verdicts[key]
+		e := &x.h.Events[r.step]
+		switch dropWord(e.Reason) {
+		case DropReasonQueueFull:
+			v.excused, v.why = j.queueFull(r.step, r.node, r.msg, copies[r.node], connects[r.node], v.why)
+		case DropReasonExpired:
+			v.excused, v.why = j.expired(r.step, r.node, r.msg, copies[r.node], v.why)
+		}
+		j.verdicts[key] = v
+	}
+	return j
+}
+
+// queueFull judges a queue-full drop (see dropJudge).
+func (j *dropJudge) queueFull(d int, c, msg int32, cs []dropCopy, connects []int32, what string) (bool, string) {
+	x, lim := j.x, j.x.limits
+	node := x.nodes[c]
+	if lim.Queue == 0 {
+		return false, what + ", but the broker declares no queue limit (MQTT 5.0 §4.1: a server keeps a session's messages for the session [MQTT-4.1.0-1])"
+	}
+	decl := fmt.Sprintf("the declared queue:%d:%s", lim.Queue, lim.QueueFull)
+	at := slices.IndexFunc(cs, func(cp dropCopy) bool { return cp.msg == msg })
+	if at < 0 {
+		return true, what // not a copy the model owes c
+	}
+	m := cs[at]
+	if m.sent != 0 && int(m.sent-1) < d {
+		return false, fmt.Sprintf("%s at step %d, but it had sent it to %s at step %d: a queue-full drop takes a queued copy, not one in flight (%s)", what, d, node, m.sent-1, decl)
+	}
+	// The most copies that may have been queued at one step of [m.ref, d).
+	type edge struct{ at, delta int32 }
+	var edges []edge
+	for _, k := range cs {
+		if k.ref >= int32(d) || k.leave <= m.ref {
+			continue
+		}
+		if lim.QueueFull == DropNewest && k.pub == m.pub && k.ref >= m.ref {
+			continue // m and the later copies of its publisher came after the queue it met
+		}
+		edges = append(edges, edge{max(k.ref, m.ref), 1})
+		if k.leave < int32(d) {
+			edges = append(edges, edge{k.leave, -1})
+		}
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		return int(b.delta - a.delta) // arrivals first: the most the step may hold
+	})
+	most, n := 0, 0
+	for _, e := range edges {
+		n += int(e.delta)
+		most = max(most, n)
+	}
+	need := lim.Queue + 1
+	if lim.QueueFull == DropNewest {
+		need = lim.Queue
+	}
+	if most < need {
+		return false, fmt.Sprintf("%s at step %d, but at most %d copies for %s may have been queued between the broker's receipt of it (step %d) and the drop, where %s needs %d [MQTT-4.1.0-1]",
+			what, d, most, node, m.ref, decl, need)
+	}
+	late := 0 // earlier copies of m's publisher first sent on a connection opened after d
+	var after int32 = noStep
+	if k, _ := slices.BinarySearch(connects, int32(d)); k < len(connects) {
+		after = connects[k]
+	}
+	for _, k := range cs {
+		if k.pub != m.pub || k.ref >= m.ref {
+			continue
+		}
+		if k.drop > int32(d) {
+			return false, fmt.Sprintf("%s at step %d, but it dropped msg %q of the same publisher, received before it, later (step %d): %s never drops a later copy of one publisher before an earlier one [MQTT-4.6.0-5]",
+				what, d, x.msgs[k.msg], k.drop, decl)
+		}
+		if k.sent != 0 && k.sent-1 > after {
+			late++
+		}
+	}
+	if lim.QueueFull == DropOldest && lim.Inflight > 0 && late > lim.Inflight {
+		return false, fmt.Sprintf("%s at step %d, but %d copies of the same publisher received before it were still unsent then (first sent on %s's connection of step %d), more than the in-flight window of %d: it was not the oldest queued (%s)",
+			what, d, late, node, after, lim.Inflight, decl)
+	}
+	return true, what
+}
+
+// expired judges an expired drop under a declared Expiry.
+func (j *dropJudge) expired(d int, c, msg int32, cs []dropCopy, what string) (bool, string) {
+	lim := j.x.limits
+	if lim.Expiry == 0 {
+		return false, what // lossexpiry.go judges the message's own Message Expiry
+	}
+	at := slices.IndexFunc(cs, func(cp dropCopy) bool { return cp.msg == msg })
+	if at < 0 {
+		return true, what
+	}
+	waited := j.x.h.Events[d].Time - j.x.h.Events[cs[at].ref].Time
+	if waited >= int64(lim.Expiry)*1e9 {
+		return true, what
+	}
+	return false, fmt.Sprintf("%s after %dms, before the declared expiry:%d ran out", what, waited/1e6, lim.Expiry)
+}
+
+// recorded returns the verdict on the broker's recorded drop of client
+// node's copy of msg: ok is false when it recorded none.
+func (j *dropJudge) recorded(node, msg int32) (excused, ok bool) {
+	if j == nil {
+		return false, false
+	}
+	v, ok := j.verdicts[[2]int32{node, msg}]
+	return v.excused, ok
+}
+
+// note is what NoLoss adds to the loss of client node's copy of msg: the
+// broker's drop of it and why the limits do not excuse it ("" when the
+// broker recorded none).
+func (j *dropJudge) note(node, msg int32) string {
+	if j == nil {
+		return ""
+	}
+	if v, ok := j.verdicts[[2]int32{node, msg}]; ok {
+		return "; " + v.why
+	}
+	return ""
+}
+
+// excuses reports whether the declared limits excuse the loss of client
+// node's copy of m (sent: the broker sent it): the verdict on the
+// broker's recorded drop of it when there is one; otherwise, under a
+// declared Expiry, a copy never sent whose wait ran that long before the
+// history ended (a broker that logs no drops).
+func (j *dropJudge) excuses(x *index, m *accepted, node int32, sent bool) bool {
+	if v, ok := j.recorded(node, m.msg); ok {
+		return v
+	}
+	return !sent && waitedPast(x, int(m.ref))
+}
+
+// waitedPast reports whether a declared Expiry ran out between step
+// from and the history's end.
+func waitedPast(x *index, from int) bool {
+	h := x.h.Events
+	return x.limits.Expiry > 0 && len(h) > 0 && h[len(h)-1].Time-h[from].Time >= int64(x.limits.Expiry)*1e9
+}

@@ -1,0 +1,153 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// dropRun is s1 away while p1 publishes the QoS 1 messages msgs (the
+// broker receives and acknowledges each), then drops is recorded (the
+// broker's drop log: queue-full copies of these for s1, in that order),
+// s1 comes back and the broker sends it sent, in order, each delivered.
+// Events are 100 ms apart.
+func dropRun(msgs, drops, sent []string) History {
+	b := base().closed("s1")
+	for i, m := range msgs {
+		pid := uint16(i + 1)
+		b.accepted("p1", m, 1)
+		b.xfer("p1", BrokerNode, publish(pid, 1, false, m))
+		b.xfer(BrokerNode, "p1", pkt(PUBACK, pid)).acked("p1", m)
+	}
+	for _, m := range drops {
+		b.ev(Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: m, Topic: "t/a", Reason: "queue-full bound=3 policy=drop-oldest"})
+	}
+	b.connect("s1", true, true)
+	for i, m := range sent {
+		sid := uint16(i + 1)
+		b.xfer(BrokerNode, "s1", publish(sid, 1, false, m))
+		b.delivered("s1", m, 1)
+		b.xfer("s1", BrokerNode, pkt(PUBACK, sid))
+	}
+	b.liveness()
+	for i := range b.h.Events {
+		b.h.Events[i].Time = int64(i) * 1e8
+	}
+	return b.h
+}
+
+// TestDropLimits: NoLoss and FlowResume excuse exactly the drops the
+// declared limits allow (droplimits.go), and name the broker's drop when
+// they do not.
+func TestDropLimits(t *testing.T) {
+	four := []string{"m1", "m2", "m3", "m4"}
+	oldest := dropRun(four, []string{"m1"}, []string{"m2", "m3", "m4"})  // drop-oldest at 3
+	newest := dropRun(four, []string{"m4"}, []string{"m1", "m2", "m3"})  // drop-newest at 3
+	swapped := dropRun(four, []string{"m2", "m1"}, []string{"m3", "m4"}) // m2 dropped while m1 queued
+	unsent := dropRun([]string{"m1"}, nil, nil)                          // m1 never sent, no drop recorded
+	early := dropRun(four[:2], []string{"m1"}, []string{"m2"})           // dropped with one copy queued
+	q := func(n int, p QueueFull, inflight int) BrokerLimits {
+		return BrokerLimits{Queue: n, QueueFull: p, Inflight: inflight}
+	}
+	tests := []struct {
+		name   string
+		h      History
+		lim    BrokerLimits
+		lost   []string // the messages NoLoss reports lost
+		reason string   // a substring of the first violation's reason
+	}{
+		{"no limit declared", oldest, BrokerLimits{}, []string{"m1"}, "declares no queue limit"},
+		{"drop-oldest within its bound", oldest, q(3, DropOldest, 0), nil, ""},
+		{"drop-oldest with a window", oldest, q(3, DropOldest, 1), nil, ""},
+		{"a smaller bound than the broker's", oldest, q(2, DropOldest, 0), nil, ""},
+		{"beyond the declared bound", oldest, q(4, DropOldest, 0), []string{"m1"}, "at most 4 copies"},
+		{"drop-oldest read as drop-newest", oldest, q(3, DropNewest, 0), []string{"m1"}, "at most 0 copies"},
+		{"drop-newest within its bound", newest, q(3, DropNewest, 0), nil, ""},
+		{"drop-newest read as drop-oldest, window unknown", newest, q(3, DropOldest, 0), nil, ""},
+		{"drop-newest read as drop-oldest, window 2", newest, q(3, DropOldest, 2), []string{"m4"}, "3 copies of the same publisher received before it were still unsent"},
+		{"an older copy dropped later", swapped, q(2, DropOldest, 0), []string{"m2"}, `dropped msg "m1" of the same publisher, received before it, later`},
+		{"an older copy dropped later, drop-newest", swapped, q(2, DropNewest, 0), []string{"m1", "m2"}, "at most 0 copies"},
+		{"dropped below the bound", early, q(3, DropOldest, 0), []string{"m1"}, "at most 2 copies"},
+		{"unsent past a declared expiry", unsent, BrokerLimits{Expiry: 1}, nil, ""},
+		{"unsent within a declared expiry", unsent, BrokerLimits{Expiry: 100}, []string{"m1"}, "never delivered"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := Check(tc.h, Options{Only: SetOf(NoLoss, FlowResume), Limits: tc.lim})
+			var lost []string
+			for _, v := range vs {
+				if v.Invariant == NoLoss {
+					lost = append(lost, msgRE(v.Reason))
+				}
+			}
+			if fmt.Sprint(lost) != fmt.Sprint(tc.lost) {
+				for _, v := range vs {
+					t.Logf("%s: %s", v.Invariant, v.Reason)
+				}
+				t.Fatalf("lost %v, want %v", lost, tc.lost)
+			}
+			if len(vs) > 0 && !strings.Contains(vs[0].Reason, tc.reason) {
+				t.Errorf("reason %q lacks %q", vs[0].Reason, tc.reason)
+			}
+		})
+	}
+}
+
+// TestDropLimitsExpired: an expired drop is excused under a declared
+// Expiry only once the copy waited that long.
+func TestDropLimitsExpired(t *testing.T) {
+	h := dropRun([]string{"m1", "m2"}, nil, []string{"m2"})
+	at := 0
+	for i, e := range h.Events {
+		if e.Kind == Connected && e.Node == "s1" {
+			at = i
+		}
+	}
+	// m1 received at step ~20 (2 s), dropped at the reconnection (s1 comes
+	// back later): the wait is the difference of their times.
+	drop := Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: "m1", Reason: "expired", Time: h.Events[at].Time}
+	h.Events = append(h.Events[:at:at], append([]Event{drop}, h.Events[at:]...)...)
+	recv := 0
+	for i, e := range h.Events {
+		if e.Kind == Received && e.Node == BrokerNode && e.Packet.Msg == "m1" {
+			recv = i
+			break
+		}
+	}
+	waited := (drop.Time - h.Events[recv].Time) / 1e9
+	for _, c := range []struct {
+		expiry uint32
+		lost   bool
+	}{{uint32(waited), false}, {uint32(waited) + 1, true}, {0, true}} {
+		vs := Check(h, Options{Only: SetOf(NoLoss), Limits: BrokerLimits{Expiry: c.expiry}})
+		if got := len(vs) > 0; got != c.lost {
+			t.Errorf("expiry %d s after a %d s wait: lost %v, want %v (%v)", c.expiry, waited, got, c.lost, vs)
+		}
+	}
+}
+
+// msgRE is the first quoted message id of a reason.
+func msgRE(reason string) string {
+	_, rest, _ := strings.Cut(reason, `msg "`)
+	m, _, _ := strings.Cut(rest, `"`)
+	return m
+}
+
+// TestBrokerLimitsValidate: limits that cannot hold are refused.
+func TestBrokerLimitsValidate(t *testing.T) {
+	for _, c := range []struct {
+		l  BrokerLimits
+		ok bool
+	}{
+		{BrokerLimits{}, true},
+		{BrokerLimits{Queue: 1, QueueFull: DropNewest, Inflight: 65535, Expiry: 1}, true},
+		{BrokerLimits{Queue: 1}, false},
+		{BrokerLimits{QueueFull: DropOldest}, false},
+		{BrokerLimits{Queue: -1, QueueFull: DropOldest}, false},
+		{BrokerLimits{Inflight: 65536}, false},
+	} {
+		if err := c.l.Validate(); (err == nil) != c.ok {
+			t.Errorf("%+v: %v, want ok %v", c.l, err, c.ok)
+		}
+	}
+}
