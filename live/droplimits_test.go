@@ -3,6 +3,7 @@ package live
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mqttlab/mqttlab/model"
@@ -110,6 +111,29 @@ func TestParseDropLine(t *testing.T) {
 		}
 		if e.Kind != model.Dropped || e.Node != model.BrokerNode || e.Peer != tc.peer || e.Msg != tc.msg || e.Topic != tc.topic || e.Reason != tc.reason {
 			t.Errorf("%q: %+v, want peer %q msg %q topic %q reason %q", tc.line, e, tc.peer, tc.msg, tc.topic, tc.reason)
+		}
+	}
+}
+
+// TestDropStats: the summary counts the broker's drops and how many the
+// declared limits excuse.
+func TestDropStats(t *testing.T) {
+	h, err := ReadHistory(filepath.Join("testdata", "queue3-drop-oldest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lim     model.BrokerLimits
+		excused int
+	}{{model.BrokerLimits{Queue: 3, QueueFull: model.DropOldest}, 21}, {model.BrokerLimits{}, 0}, {model.BrokerLimits{Queue: 3, QueueFull: model.DropNewest}, 18}} {
+		cfg := DefaultTestConfig()
+		cfg.Promise = limited(c.lim)
+		r := JudgeRecorded(cfg, h)
+		if r.Stats.Dropped != 21 || r.Stats.DropsExcused != c.excused {
+			t.Errorf("%v: %d dropped, %d excused; want 21, %d", c.lim, r.Stats.Dropped, r.Stats.DropsExcused, c.excused)
+		}
+		if want := fmt.Sprintf("drops        21 copies the broker dropped (its drop log), %d excused", c.excused); !strings.Contains(r.Summary(), want) {
+			t.Errorf("%v: summary lacks %q:\n%s", c.lim, want, r.Summary())
 		}
 	}
 }

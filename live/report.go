@@ -38,7 +38,11 @@ type Stats struct {
 	Expected        int // accepted messages x subscribers
 	Lost            int // messages some subscriber was owed (model NoLoss) and never got
 	Duplicated      int // accepted messages some subscriber got more than once
-	Events          int
+	// Dropped counts the copies the broker said it dropped (Dropped
+	// events); DropsExcused those of them no NoLoss violation names: the
+	// drops the broker's declared limits allow, or of copies not owed.
+	Dropped, DropsExcused int
+	Events                int
 }
 
 // Excuse says why an invariant was not promised: the faults that took it
@@ -188,6 +192,7 @@ func JudgeRecorded(cfg TestConfig, h model.History) *Report {
 	statsOf(h, &st)
 	v := Judge(h, cfg.Promise, cfg.Tolerance)
 	st.Lost = lostMessages(v)
+	st.DropsExcused = st.Dropped - droppedLost(h, v)
 	p.say("judged: %d violations of promised invariants; grouping them into findings", len(v.Violations))
 	fs := findings.Group(&h, v.Violations)
 	p.say("%d findings", len(fs))
@@ -207,6 +212,8 @@ func statsOf(h model.History, st *Stats) {
 			got[e.Node+"\x00"+e.Msg]++
 		case e.Kind == model.Accepted && e.QoS >= 1:
 			accepted = append(accepted, e.Msg)
+		case e.Kind == model.Dropped:
+			st.Dropped++
 		}
 	}
 	st.Accepted = len(accepted)
@@ -243,6 +250,29 @@ func lostMessages(v Verdict) int {
 	return len(lost)
 }
 
+// droppedLost counts the broker's Dropped events whose copy a NoLoss
+// violation (promised or not) names as lost.
+func droppedLost(h model.History, v Verdict) int {
+	lost := map[string]bool{}
+	for _, vs := range [][]model.Violation{v.Violations, v.Unpromised} {
+		for _, x := range vs {
+			if x.Invariant == model.NoLoss {
+				for _, m := range msgRE.FindAllString(x.Reason, 1) {
+					lost[x.Node+"\x00"+m] = true
+				}
+			}
+		}
+	}
+	n := 0
+	for _, e := range h.Events {
+		if k := e.Peer + "\x00" + e.Msg; e.Kind == model.Dropped && lost[k] {
+			n++
+			delete(lost, k) // once per copy
+		}
+	}
+	return n
+}
+
 // Failed reports whether the run violated a promised invariant.
 func (r *Report) Failed() bool { return len(r.Verdict.Violations) > 0 }
 
@@ -262,6 +292,9 @@ func (r *Report) Summary() string {
 	s := r.Stats
 	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d pairs, lost %d, duplicated %d\n",
 		s.Issued, s.Skipped, s.Accepted, s.Deliveries, s.Expected, s.Lost, s.Duplicated)
+	if s.Dropped > 0 {
+		fmt.Fprintf(&b, "drops        %d copies the broker dropped (its drop log), %d excused by its declared limits or not owed\n", s.Dropped, s.DropsExcused)
+	}
 	fmt.Fprintf(&b, "events       %d\n", s.Events)
 	v := r.Verdict
 	for _, role := range c.PromiseRoles {

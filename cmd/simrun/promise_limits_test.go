@@ -121,19 +121,23 @@ func TestLiveOursBrokerConfig(t *testing.T) {
 }
 
 // TestLiveOursQueueLimit (acceptance): our broker with a queue bound of 1
-// (-broker-config) and a subscriber killed twice while p1 publishes drops
-// copies and logs each; the tester records them as Dropped events, and
+// and an in-flight window of 1 for 3.1.1 clients (-broker-config), two
+// publishers at 60 msg/s and one 3.1.1 subscriber at QoS 2, slowed
+// connections and the subscriber killed twice (seed 5), drops copies (a
+// window of one QoS 2 flow cannot keep up; an offline session holds one
+// copy) and logs each; the tester records them as Dropped events, and
 // under the declared limit (-promise broker=spec,queue:1:drop-oldest) the
 // run is clean. The same history judged without the limit loses every
 // dropped copy (NoLoss).
 func TestLiveOursQueueLimit(t *testing.T) {
 	t.Parallel()
 	conf := filepath.Join(t.TempDir(), "q1.conf")
-	if err := os.WriteFile(conf, []byte("max_queued_messages 1\nqueue_full drop-oldest\n"), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte("max_queued_messages 1\nqueue_full drop-oldest\nmax_inflight_v311 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, dir := liveRun(t, "-seed", "5", "-broker", "ours", "-broker-config", conf, "-subscribers", "1", "-publishers", "1",
-		"-faults", "client-kill", "-liveness", "8s", "-promise", "broker=spec,queue:1:drop-oldest")
+	r, dir := liveRun(t, "-seed", "5", "-broker", "ours", "-broker-config", conf, "-subscribers", "1", "-publishers", "2",
+		"-version", "3", "-rate", "60", "-fault-interval", "500ms", "-faults", "slow,client-kill", "-liveness", "8s",
+		"-promise", "broker=spec,queue:1:drop-oldest")
 	r.want(t, exitOK)
 	h, err := live.ReadHistory(filepath.Join(dir, "history.jsonl"))
 	if err != nil {
