@@ -17,6 +17,13 @@ type expect struct {
 	// sent marks the steps the executor writes: none after a connection's
 	// refused packet or its DISCONNECT (nothing after them is judged).
 	sent []bool
+	// valid holds the markers that a packet the codec accepted carries (a
+	// PUBLISH of any QoS, a CONNECT's will) on any connection. A watched
+	// copy of such a marker is not evidence that a refused packet was
+	// routed: byte damage that shortens a payload lets the next packet's
+	// first byte complete it into another step's marker, and a case may
+	// send one marker twice.
+	valid map[string]bool
 }
 
 // connExpect is one connection's verdict.
@@ -37,6 +44,12 @@ type connExpect struct {
 	// is itself malformed). A broker cannot be held to refuse a packet it
 	// has only the start of: it may wait for the rest before reading it.
 	whole bool
+	// bridge: the refused packet is a CONNECT of protocol level 0x83 or
+	// 0x84, the levels mosquitto and brokers after it document for a
+	// bridge (the 3.1/3.1.1 level with bit 7 set). [MQTT-3.1.2-2] makes a
+	// broker that accepts them non-conforming, but the extension is
+	// documented, so the oracles do not judge it.
+	bridge bool
 	// requests are the valid packets before the refusal that the spec
 	// requires an answer to.
 	requests []request
@@ -65,7 +78,7 @@ type request struct {
 
 // expectOf judges a case with the codec.
 func expectOf(c Case) *expect {
-	e := &expect{conns: map[int]*connExpect{}, sent: make([]bool, len(c.Steps))}
+	e := &expect{conns: map[int]*connExpect{}, sent: make([]bool, len(c.Steps)), valid: map[string]bool{}}
 	decs := map[int]*packet.Decoder{}
 	streams := map[int][]byte{} // each connection's bytes so far
 	used := map[int]int{}       // the bytes its decoded packets took
@@ -98,6 +111,7 @@ func expectOf(c Case) *expect {
 				break
 			}
 			used[st.Conn] += d.LastSize()
+			e.noteValid(p)
 			if cp, ok := p.(*packet.Connect); ok {
 				connected[st.Conn] = true
 				ce.version = byte(cp.Version) // the broker answers in the CONNECT's version, whatever the step meant
@@ -108,6 +122,29 @@ func expectOf(c Case) *expect {
 		}
 	}
 	return e
+}
+
+// noteValid records the marker that p, a packet the codec accepted, carries.
+func (e *expect) noteValid(p packet.Packet) {
+	switch p := p.(type) {
+	case *packet.Publish:
+		if m := markerIn(p.Payload); m != "" {
+			e.valid[m] = true
+		}
+	case *packet.Connect:
+		if p.Will != nil {
+			if m := markerIn(p.Will.Payload); m != "" {
+				e.valid[m] = true
+			}
+		}
+	}
+}
+
+// attributable reports whether a watched copy of the refused packet's
+// marker could only have come from the refused packet: it has a marker
+// and no packet the codec accepted carries the same one.
+func (e *expect) attributable(ce *connExpect) bool {
+	return ce.marker != "" && !e.valid[ce.marker]
 }
 
 // refuse records the codec's refusal at step i of the packet that starts
@@ -124,6 +161,7 @@ func (ce *connExpect) refuse(i int, data []byte, err error) {
 		ce.typ = packet.Type(data[0] >> 4)
 	}
 	ce.whole = wholePacket(data)
+	ce.bridge = ce.rule == "MQTT-3.1.2-2" && bridgeLevel(data)
 	ce.id, ce.idOK = rawID(data)
 	for _, r := range ce.requests { // an id another request uses cannot name this one's answer
 		if r.id == ce.id {
@@ -164,6 +202,31 @@ func (ce *connExpect) want(i int, p packet.Packet) bool {
 		return true
 	}
 	return false
+}
+
+// judged reports whether the oracles judge the broker's handling of the
+// refused packet: the codec cites a normative statement, the whole packet
+// was sent, and it is not a documented bridge CONNECT.
+func (ce *connExpect) judged() bool {
+	return ce.refused >= 0 && normative(ce.rule) && ce.whole && !ce.bridge
+}
+
+// bridgeLevel reports whether data starts with a CONNECT whose protocol
+// level is 0x83 or 0x84 (a bridge's), read from the raw bytes.
+func bridgeLevel(data []byte) bool {
+	if len(data) < 2 || packet.Type(data[0]>>4) != packet.CONNECT {
+		return false
+	}
+	i := 1
+	for i < len(data) && i < 5 && data[i]&0x80 != 0 { // the Remaining Length
+		i++
+	}
+	i++
+	if i+2 > len(data) {
+		return false
+	}
+	i += 2 + (int(data[i])<<8 | int(data[i+1])) // the protocol name
+	return i < len(data) && (data[i] == 0x83 || data[i] == 0x84)
 }
 
 // wholePacket reports whether data holds the whole packet that starts it

@@ -85,8 +85,8 @@ func judge(c Case, e *expect, obs *observation) []Violation {
 			continue
 		}
 		if ce.refused >= 0 {
-			if normative(ce.rule) && ce.whole {
-				out = append(out, refusedOracles(c, ce, co, conn, watched, obs.tm)...)
+			if ce.judged() {
+				out = append(out, refusedOracles(c, e, ce, co, conn, watched, obs.tm)...)
 			}
 		} else if !ce.disconnected && !co.isClosed() && !co.unreadable() {
 			for _, q := range co.unanswered(ce.requests) {
@@ -108,7 +108,7 @@ func normative(rule string) bool { return strings.HasPrefix(rule, "MQTT-") }
 
 // refusedOracles judges a connection whose packet at ce.refused the codec
 // refused.
-func refusedOracles(c Case, ce *connExpect, co *connObs, conn int, watched []string, tm Timing) []Violation {
+func refusedOracles(c Case, e *expect, ce *connExpect, co *connObs, conn int, watched []string, tm Timing) []Violation {
 	var out []Violation
 	v := func(oracle, rule, detail string) Violation {
 		return Violation{Oracle: oracle, Rule: rule, Cause: ce.rule, Packet: ce.typ.String(), Conn: conn, Version: ce.version, Step: ce.refused,
@@ -126,7 +126,7 @@ func refusedOracles(c Case, ce *connExpect, co *connObs, conn int, watched []str
 			break
 		}
 	}
-	if ce.marker != "" {
+	if e.attributable(ce) {
 		for _, m := range watched {
 			if m == ce.marker {
 				out = append(out, v(OracleForwarded, closeRule(ce.version), "a subscriber on another connection received its payload "+m))
