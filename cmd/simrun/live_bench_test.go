@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +31,11 @@ func benchLive(b *testing.B, want int, args ...string) {
 		var out, errb strings.Builder
 		code := run(append(base, args...), &out, &errb)
 		if code != want {
+			// The run directory goes with b.TempDir: keep its findings,
+			// with the whole flow of each, in the log.
+			if f, err := os.ReadFile(filepath.Join(dir, "findings.md")); err == nil {
+				b.Logf("%s:\n%.60000s", filepath.Join(dir, "findings.md"), f)
+			}
 			b.Fatalf("exit %d, want %d\n%s\n%s", code, want, out.String(), errb.String())
 		}
 		b.Log("\n" + out.String())
