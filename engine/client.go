@@ -80,8 +80,10 @@ const (
 //     the next Connect, so the client cannot loop. In 3.1.1 that clean
 //     session only discards the broker's: see wipeDone.
 //   - Session Present 0 with Clean Start 0 while holding state
-//     [MQTT-3.2.2-5]: see sessionLost; unacknowledged messages are
-//     republished as new messages rather than dropped.
+//     [MQTT-3.2.2-5]: see sessionLost; QoS 2 messages already sent fail
+//     (the broker may have had them: sent again they would be new, a
+//     duplicate), the other unacknowledged messages are republished as new
+//     messages rather than dropped.
 //   - Clean Start 1: see discardSession; started flows fail explicitly.
 //   - Acks for ids not in flight (PUBACK, PUBCOMP, SUBACK, UNSUBACK) are
 //     ignored; unknown PUBREL/PUBREC follow the UnknownPubrel/UnknownPubrec

@@ -357,23 +357,34 @@ func cmpSeq(a, b uint64) int {
 // sessionLost handles Session Present 0 while the client holds state
 // [MQTT-3.2.2-5]: the old session's flows are discarded.
 //
-// Choice: the messages still awaiting PUBACK/PUBREC are not dropped. The
-// application was told they were Accepted, and the lab's no-loss invariant
-// counts accepted messages, so they are published again as NEW messages of
-// the new session: fresh flows with DUP=0 (their ids are free in the new
-// session, so they keep them), in their original order. Their stored copies
-// stay: they now stand for the new flows. A QoS 2 message whose PUBLISH
-// reached the lost session may so arrive twice: with the broker's session
-// gone nothing can tell, and dropping it instead would lose it when it had
-// not. The choice favours no loss; the fixed engine meets it only when the
-// broker lost a persistent session, where the model promises neither. Messages already PUBREC'd belong
-// to the broker that lost them: their flow cannot finish, so they Complete
-// Failed with ErrClientSessionDiscarded and their records are deleted. The
-// incoming QoS2 ids and their records are discarded too.
+// A QoS 2 message whose PUBLISH left in the lost session (sent at least
+// once, or restored from a record: it may have been) is dropped: it
+// Completes Failed with ErrClientSessionDiscarded and its record is
+// deleted. The broker may have received it and routed it before it lost
+// the session; its record of the packet id, which would have recognised a
+// resend [MQTT-4.3.3-10], went with the session, so a PUBLISH of it in the
+// new session is a new message and would be delivered twice. Nothing can
+// tell whether the broker had it: the application, told it failed, decides
+// (the spec's exactly-once holds; the message may be lost, and the lab's
+// NoLoss excuses exactly such a message). Messages already PUBREC'd belong
+// to the broker that lost them: their flow cannot finish, so they fail the
+// same way.
+//
+// Choice: the other messages awaiting PUBACK/PUBREC are not dropped: a QoS
+// 1 message may arrive twice [MQTT-4.3.2-5], and a QoS 2 message never sent
+// reached no session. The application was told they were Accepted, so they
+// are published as NEW messages of the new session: fresh flows with DUP=0
+// (their ids are free in the new session, so they keep them), in their
+// original order. Their stored copies stay: they now stand for the new
+// flows. The incoming QoS2 ids and their records are discarded too.
+//
+// MutRepublishLostQoS2 (a canary) restores the old bug: the sent QoS 2
+// messages are published again as new ones too.
 func (c *Client) sessionLost() {
+	republish := c.cfg.Policy.Mutations&MutRepublishLostQoS2 != 0
 	for _, m := range slices.Clone(c.out.order) {
-		if m.state == coReleased {
-			c.dropOut(m, ErrClientSessionDiscarded)
+		if m.state == coReleased || (m.sent && m.pkt.QoS == 2 && !republish) {
+			c.dropOut(m, ErrClientSessionDiscarded) // [MQTT-3.2.2-5] [MQTT-4.3.3-10]
 		}
 	}
 	c.discardIncoming()

@@ -452,7 +452,8 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	}
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
 		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel,
-		"keep-alive-on-receive": MutKeepAliveOnReceive, "packet-id-zero": MutPacketIDZero}
+		"keep-alive-on-receive": MutKeepAliveOnReceive, "packet-id-zero": MutPacketIDZero,
+		"republish-lost-qos2": MutRepublishLostQoS2}
 	if v, ok := m["mut"]; ok {
 		mu, ok := mutations[v]
 		if !ok {

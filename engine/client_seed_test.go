@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -267,5 +268,70 @@ func TestClientMutations(t *testing.T) {
 	}
 	for _, f := range []string{"mut_delete_before_update", "mut_resend_without_dup", "mut_reuse_inflight_id", "mut_publish_after_pubrel"} {
 		t.Run("script/"+f, func(t *testing.T) { runScript(t, "testdata/client/"+f+".txt") })
+	}
+}
+
+// TestSessionLostFlows: what Session Present 0 with Clean Start 0 does to
+// each outgoing message by its QoS and how far its flow got in the lost
+// session [MQTT-3.2.2-5]. A QoS 2 message whose PUBLISH left (or may have:
+// restored after a reboot) fails, since the broker may have routed it and
+// a new PUBLISH of it would be delivered again [MQTT-4.3.3-10]; so does a
+// PUBREC'd one. QoS 1 messages and QoS 2 messages never sent are published
+// again as new messages (DUP=0). MutRepublishLostQoS2 republishes the sent
+// QoS 2 message too.
+func TestSessionLostFlows(t *testing.T) {
+	const republished, failed = "republished", "failed"
+	cases := []struct {
+		name string
+		qos  packet.QoS
+		flow string // unsent, sent, rebooted (sent, then the client rebooted), released (PUBREC received)
+		mut  Mutation
+		want string
+	}{
+		{"qos1 sent", 1, "sent", 0, republished},
+		{"qos1 unsent", 1, "unsent", 0, republished},
+		{"qos1 rebooted", 1, "rebooted", 0, republished},
+		{"qos2 unsent", 2, "unsent", 0, republished},
+		{"qos2 sent", 2, "sent", 0, failed},
+		{"qos2 rebooted", 2, "rebooted", 0, failed},
+		{"qos2 released", 2, "released", 0, failed},
+		{"qos2 sent, mutation", 2, "sent", MutRepublishLostQoS2, republished},
+		{"qos2 rebooted, mutation", 2, "rebooted", MutRepublishLostQoS2, republished},
+		{"qos2 released, mutation", 2, "released", MutRepublishLostQoS2, failed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := fixedConfig(t)
+			cfg.Policy.Mutations = c.mut
+			h := connected(t, cfg, false)
+			if c.flow == "unsent" {
+				h.step(ConnClosed{Conn: h.conn})
+			}
+			h.step(Publish{Cmd: 1, Topic: "t", Payload: []byte("m"), QoS: c.qos})
+			if c.flow == "released" {
+				h.recv(&packet.Pubrec{PacketID: 1})
+			}
+			if c.flow != "unsent" {
+				h.step(ConnClosed{Conn: h.conn})
+			}
+			if c.flow == "rebooted" {
+				h.reboot()
+			}
+			acts := h.reconnect(false)
+			resent := "send PUBLISH q=" + strconv.Itoa(int(c.qos)) + " id=1 dup=0 topic=t payload=m"
+			got := ""
+			switch {
+			case slices.Contains(acts, resent) && !slices.Contains(acts, "complete 1 failed"):
+				got = republished
+			case slices.Contains(acts, "complete 1 failed") && !slices.Contains(acts, resent) && slices.Contains(acts, "del out/00001"):
+				got = failed
+			}
+			if got != c.want {
+				t.Fatalf("after Session Present 0: %q, want the message %s", acts, c.want)
+			}
+			if c.want == failed && len(h.store["out/00001"]) != 0 {
+				t.Fatalf("the failed message's record is still stored")
+			}
+		})
 	}
 }

@@ -143,10 +143,10 @@ func (p ClientPolicy) validate(bad func(string, ...any) error) error {
 	case p.IncomingQoS2 < LegacyQoS2Volatile || p.IncomingQoS2 > QoS2Durable:
 		return bad("Policy.IncomingQoS2 %d is not a QoS2State (1..2)", p.IncomingQoS2)
 	case p.Mutations&^clientMutations != 0:
-		return bad("Policy.Mutations %#x has bits that are not client mutations", uint32(p.Mutations&^clientMutations))
+		return bad("Policy.Mutations %#x has bits that are not client mutations", uint64(p.Mutations&^clientMutations))
 	}
 	return nil
 }
 
 // clientMutations are the mutations the client implements.
-const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero | MutKeepAliveOnReceive | MutExhaustedReuse
+const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero | MutKeepAliveOnReceive | MutExhaustedReuse | MutRepublishLostQoS2

@@ -82,7 +82,7 @@ const (
 
 // Mutation is a deliberate bug in a fixed behaviour, used only by the lab's
 // canary tests to prove the checkers catch it. Zero means none.
-type Mutation uint32
+type Mutation uint64
 
 // Mutations of the fixes.
 const (
@@ -117,6 +117,7 @@ const (
 	MutDollarWildcard                              // broker: first-level wildcards (# and +) match topics starting with $ too [MQTT-4.7.2-1]
 	MutHalfDelete                                  // broker: discard a session without its tombstone, deleting its session and subscription records but not its message records, so a restart gives them to the client id's next session (half the old session) [MQTT-3.1.2-4]
 	MutExpiryRestart                               // broker: a restart restarts every restored session's expiry clock (offline time = restart), so a session offline across a crash outlives its Session Expiry Interval [MQTT-4.1.0-2]
+	MutRepublishLostQoS2                           // client: after Session Present 0, publish the lost session's QoS 2 messages already sent again as new messages, so one the broker had gets delivered twice [MQTT-3.2.2-5] [MQTT-4.3.3-10]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -163,7 +164,7 @@ var (
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
-		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart"}
+		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.
@@ -267,7 +268,7 @@ func parseMutationPart(part string) (Mutation, error) {
 		}
 	}
 	if hex, ok := strings.CutPrefix(part, "0x"); ok {
-		v, err := strconv.ParseUint(hex, 16, 32)
+		v, err := strconv.ParseUint(hex, 16, 64)
 		if err == nil && v != 0 {
 			return Mutation(v), nil
 		}

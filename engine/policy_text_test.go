@@ -38,7 +38,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutSessionPresentZero.String(), "session-present-zero"},
 		{MutKeepAliveNoReset.String(), "keep-alive-no-reset"},
 		{MutSkipSync.String(), "skip-sync"},
-		{(MutResendWithoutDup | MutAckBeforePersist | 1<<31).String(), "resend-without-dup+ack-before-persist+0x80000000"},
+		{(MutResendWithoutDup | MutAckBeforePersist | 1<<40).String(), "resend-without-dup+ack-before-persist+0x10000000000"},
 		{MutIgnoreSessionExpiry.String(), "ignore-session-expiry"},
 		{MutSubIDsFirstOnly.String(), "subids-first-only"},
 		{MutWillOnNormalDisconnect.String(), "will-on-normal-disconnect"},
@@ -56,8 +56,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutExpiryRestart != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint32(MutExpiryRestart))
+	if MutRepublishLostQoS2 != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutRepublishLostQoS2))
 	}
 }
 
@@ -70,7 +70,7 @@ func TestPolicyTextRoundTrip(t *testing.T) {
 		ao := AckOrder(rapid.IntRange(1, 2).Draw(t, "order"))
 		qs := QoS2State(rapid.IntRange(1, 2).Draw(t, "qos2"))
 		bp := BrokerPersistence(rapid.IntRange(1, 3).Draw(t, "persistence"))
-		m := Mutation(rapid.Uint32().Draw(t, "mutations"))
+		m := Mutation(rapid.Uint64().Draw(t, "mutations"))
 		check := func(what string, same bool, err error) {
 			if err != nil || !same {
 				t.Fatalf("%s does not round-trip: %v", what, err)
