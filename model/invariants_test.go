@@ -668,3 +668,55 @@ func TestNoLossSubackUnsubackOneRead(t *testing.T) {
 		{name: "still subscribed", h: h(false), violate: true, reason: `msg "m1"`},
 	})
 }
+
+// TestNoLossPublisherSessionLost: Session Present 0 to a publisher's Clean
+// Start 0 excuses the messages the broker had not acknowledged: the client
+// must discard its session state [MQTT-3.2.2-5] and may drop them (a QoS 2
+// message sent again as new could be delivered twice). One the broker
+// acknowledged is the broker's [MQTT-4.3.3-8] and stays owed, as does one
+// the publisher still holds when its session was kept (Session Present 1).
+func TestNoLossPublisherSessionLost(t *testing.T) {
+	cases := []struct {
+		name       string
+		brokerGot  bool // the broker received the PUBLISH
+		brokerAck  bool // ... and sent PUBREC
+		sp         bool // the reconnect's Session Present
+		clientRead bool // the publisher read the CONNACK but crashed before its application heard
+		want       int
+	}{
+		{"unreceived, session lost", false, false, false, false, 0},
+		{"unreceived, session lost, crash in the CONNACK's step", false, false, false, true, 0},
+		{"received, unacknowledged, session lost", true, false, false, false, 0},
+		{"acknowledged, session lost", true, true, false, false, 1},
+		{"unreceived, session kept", false, false, true, false, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := base().accepted("p1", "m1", 2).sent("p1", BrokerNode, publish(7, 2, false, "m1"))
+			if c.brokerGot {
+				b.recv(BrokerNode, "p1", publish(7, 2, false, "m1"))
+			}
+			if c.brokerAck {
+				b.sent(BrokerNode, "p1", pkt(PUBREC, 7))
+			}
+			b.closed("p1")
+			if c.clientRead {
+				b.opened("p1")
+				b.xfer("p1", BrokerNode, Packet{Type: CONNECT})
+				b.xfer(BrokerNode, "p1", Packet{Type: CONNACK})
+				b.crash("p1", CrashPoint(0)).closed("p1")
+			} else {
+				b.connect("p1", c.sp, true)
+			}
+			got := 0
+			for _, v := range CheckNoLoss(&b.liveness().h) {
+				if v.Invariant == NoLoss {
+					got++
+				}
+			}
+			if got != c.want {
+				t.Fatalf("%d NoLoss violations, want %d", got, c.want)
+			}
+		})
+	}
+}

@@ -41,7 +41,7 @@ type accepted struct {
 	msg   int32
 	tid   int32 // topic's id in the index
 	qos   uint8
-	clean bool // its publisher cleaned its session before the message was acknowledged
+	clean bool // its publisher's session went before the message was acknowledged: a clean start, or Session Present 0 before the broker acknowledged it
 	owned bool // the broker acknowledged a receipt of it (last is that one)
 }
 
@@ -69,8 +69,14 @@ type accepted struct {
 // it (see subScan.unacked). A message stops counting when its publisher connects with
 // Clean Start=1 before it is acknowledged (the spec lets the session go). A
 // publisher's own subscriptions are not required to get its messages (No
-// Local may be set). A Session Present=0 answer to Clean Start=0 does not
-// excuse anything: the broker lost the session. A copy whose Message Expiry
+// Local may be set). A Session Present=0 answer to its publisher's Clean
+// Start=0 excuses the messages the broker had not acknowledged (PUBACK,
+// PUBREC < 0x80) by then: the client must discard its session state
+// [MQTT-3.2.2-5], a QoS 2 message whose PUBLISH reached the lost session
+// included (sent again, as new, it would be delivered twice
+// [MQTT-4.3.3-10]); a message the broker acknowledged is its own and stays
+// owed [MQTT-4.3.2-4] [MQTT-4.3.3-8]. On the subscriber's side a Session
+// Present=0 excuses nothing: the broker lost the session. A copy whose Message Expiry
 // Interval ran out unsent while the subscriber was away or the broker down
 // is not owed [MQTT-3.3.2-5] (lossexpiry.go), nor one too large for the
 // subscriber's Maximum Packet Size, which the broker discards as if sent
@@ -227,6 +233,7 @@ func collectMessages(x *index) []accepted {
 	byMsg := takeDense[int32](x, len(x.msgs)) // msg id -> index in msgs + 1
 	pending := make([][]int32, len(x.nodes))  // publisher -> accepted, not acknowledged
 	unacked := map[nodeID]int32{}             // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
+	cleanConn := make([]bool, len(x.nodes))   // client -> its last CONNECT asked Clean Start
 	acc := 0                                  // Accepted events so far
 	for i, k := range x.kinds {
 		if !messageEvents.has(k) {
@@ -248,6 +255,18 @@ func collectMessages(x *index) []accepted {
 		case e.Kind == Connected && e.CleanStart:
 			for _, j := range pending[d.node] {
 				msgs[j].clean = true
+			}
+			pending[d.node] = pending[d.node][:0]
+		case e.Kind == Sent && e.Packet.Type == CONNECT:
+			cleanConn[d.node] = e.Packet.Clean
+		case e.Kind == Received && e.Packet.Type == CONNACK && !e.Packet.Sessions && e.Packet.Reason < 0x80 && !cleanConn[d.node],
+			e.Kind == Connected && !e.SessionPresent:
+			// Session Present 0 to Clean Start 0 (read, even by a client
+			// that crashed before it told its application, or told): the
+			// session went with every flow in it [MQTT-3.2.2-5], and what
+			// the broker had not acknowledged may be dropped.
+			for _, j := range pending[d.node] {
+				msgs[j].clean = msgs[j].clean || !msgs[j].owned
 			}
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
@@ -281,7 +300,7 @@ func collectMessages(x *index) []accepted {
 }
 
 // messageEvents are the events collectMessages reads.
-var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC), received: typeBits(PUBLISH)}.codes()
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC, CONNECT), received: typeBits(PUBLISH, CONNACK)}.codes()
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {

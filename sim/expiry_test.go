@@ -59,58 +59,59 @@ func TestBrokerSessDoubt(t *testing.T) {
 // discard it.
 func TestSwarmRegressionSeeds(t *testing.T) {
 	for _, c := range []struct {
-		seed    uint64
-		plan    string // the plan that failed, from testdata
-		profile string // the campaign's fault profile ("": swarm)
+		seed     uint64
+		plan     string // the plan that failed, from testdata
+		profile  string // the campaign's fault profile ("": swarm)
+		workload string // the campaign's -workload pins ("": none)
 	}{
-		{36011, "expired-unseen-36011.plan", ""}, // the subscriber crashed before reading SP=0: NoStuck on its PUBREC'd id
-		{80796, "expired-unseen-80796.plan", ""}, // the broker crashed before sending SP=0: FlowResume and NoStuck
+		{36011, "expired-unseen-36011.plan", "", ""}, // the subscriber crashed before reading SP=0: NoStuck on its PUBREC'd id
+		{80796, "expired-unseen-80796.plan", "", ""}, // the broker crashed before sending SP=0: FlowResume and NoStuck
 		// The broker learned of a half-open connection (told its end) rather
 		// than closing it itself, expired the session, then crashed after
 		// persisting the new one: the observer missed that end (NoStuck).
-		{6724, "expired-unseen-6724.plan", ""},
+		{6724, "expired-unseen-6724.plan", "", ""},
 		// A live copy (Retain As Published) and the retained copy a later
 		// SUBACK owed, both RETAIN=1 at QoS 1: the resend of the live one
 		// was taken for the retained one, whose first send then looked
 		// like a second copy (Overlap).
-		{100650, "retained-or-live-100650.plan", ""},
+		{100650, "retained-or-live-100650.plan", "", ""},
 		// A client crashed part way through discarding its session for a
 		// Clean Start, before its CONNECT left, and resumed the session
 		// with Clean Start 0 having forgotten a QoS2 id (QoS2ExactlyOnce;
 		// engine/testdata/client/clean_start_crash.txt).
-		{109215, "clean-start-crash-109215.plan", ""},
+		{109215, "clean-start-crash-109215.plan", "", ""},
 		// A retained message's clear (an empty payload: no message id)
 		// acknowledged on an id, and after a broker crash a later clear
 		// sent first with DUP=1 on that freed id, in order after messages
 		// the first clear preceded: taken for the first clear resent out
 		// of order (Retransmit).
-		{66703, "unnamed-id-reused-66703.plan", ""},
-		{99702, "unnamed-id-reused-99702.plan", ""},
+		{66703, "unnamed-id-reused-66703.plan", "", ""},
+		{99702, "unnamed-id-reused-99702.plan", "", ""},
 		// And the other reading: a clear acknowledged, the broker crashed
 		// and lost the acknowledgement, resent it, then resent it again on
 		// the next connection before the messages that followed it.
-		{114456, "unnamed-id-acked-114456.plan", ""},
+		{114456, "unnamed-id-acked-114456.plan", "", ""},
 		// A broker crash between a SUBACK and the retained copy it owed
 		// freed that copy; the SUBACK after the restart owed it again, and
 		// its one send was taken for the freed one (Retained).
-		{95544, "retained-owed-after-crash-95544.plan", ""},
+		{95544, "retained-owed-after-crash-95544.plan", "", ""},
 		// The retained copy a later SUBACK (QoS 0) brought was taken for the
 		// start of the live QoS 1 copy, which then expired unsent while the
 		// subscriber was away: lost, though its expiry excused it (NoLoss).
-		{49751, "retained-copy-expiry-49751.plan", ""},
+		{49751, "retained-copy-expiry-49751.plan", "", ""},
 		// Of 'simrun campaign -seeds 100000' (NoStuck, observer): s2's
 		// SUBACK read after the broker took its UNSUBSCRIBE of the filter
 		// (TestSubackAfterUnsubscribeStillReached), and an empty message's
 		// acknowledgement after a clean start taken for another empty
 		// message's (TestEmptyAckedAfterCleanStillReached).
-		{28938, "suback-after-unsub-28938.plan", ""},
-		{58348, "empty-acked-after-clean-58348.plan", ""},
+		{28938, "suback-after-unsub-28938.plan", "", ""},
+		{58348, "empty-acked-after-clean-58348.plan", "", ""},
 		// Of 'simrun campaign -seeds 100000 -start 100000' (Order): s1
 		// subscribed between the broker's receipts of p5's two QoS 1
 		// messages, p5 crashed unacknowledged and resent both in order;
 		// the first one's resend (a new publication to the broker) came
 		// after the second (model TestOrderResendAfterLater).
-		{176452, "resend-after-later-176452.plan", ""},
+		{176452, "resend-after-later-176452.plan", "", ""},
 		// Of 'simrun campaign -seeds 100000 -start 100000' (Retained): a
 		// QoS 0 retained PUBLISH and another in one delivery, the broker
 		// crashed before the step's first write, so nothing was stored;
@@ -118,8 +119,8 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// (Retain As Published) the broker dropped while the subscriber
 		// was away, the first SUBACK's QoS 1 copy, already sent, still
 		// bounding the QoS owed.
-		{147272, "retained-one-delivery-crash-147272.plan", ""},
-		{170725, "retained-owed-again-170725.plan", ""},
+		{147272, "retained-one-delivery-crash-147272.plan", "", ""},
+		{170725, "retained-owed-again-170725.plan", "", ""},
 		// Of 'simrun campaign -seeds 100000 -start 7000000' (GrantedQoS,
 		// Retained) and its -start 9000000 (SharedDelivery) and crashy
 		// -start 11000000 (MessageExpiry) forms: a RETAIN=1 copy a SUBACK
@@ -133,12 +134,12 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// sent the group member it chose, which never read its SUBACK and
 		// then started clean, owed to another member (model
 		// TestSharedQoS2SentToUnreadMember, [MQTT-4.8.2-5]).
-		{7025838, "retained-in-doubt-7025838.plan", ""},
-		{7066310, "retained-in-doubt-7066310.plan", ""},
-		{7069088, "retained-in-doubt-7069088.plan", ""},
-		{7034983, "retained-obligation-7034983.plan", ""},
-		{9019658, "shared-sent-unread-9019658.plan", ""},
-		{11005033, "retained-or-resend-expiry-11005033.plan", "crashy"},
+		{7025838, "retained-in-doubt-7025838.plan", "", ""},
+		{7066310, "retained-in-doubt-7066310.plan", "", ""},
+		{7069088, "retained-in-doubt-7069088.plan", "", ""},
+		{7034983, "retained-obligation-7034983.plan", "", ""},
+		{9019658, "shared-sent-unread-9019658.plan", "", ""},
+		{11005033, "retained-or-resend-expiry-11005033.plan", "crashy", ""},
 		// Of 'simrun campaign -seeds 100000 -start 222758362775' (NoLoss,
 		// Overlap): the broker crashed on p2's QoS 1 PUBLISH before its
 		// PUBACK, s4 then re-subscribed its QoS 1 filter at QoS 0 (SUBACK
@@ -152,16 +153,27 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// option: the second RETAIN=1 send was taken for a live copy, the
 		// RETAIN=0 one then for a fourth (model
 		// TestRetainedAsPublishedPerPublication).
-		{222758374967, "unacked-publish-downgraded-222758374967.plan", ""},
-		{222758387540, "rap-per-publication-222758387540.plan", ""},
+		{222758374967, "unacked-publish-downgraded-222758374967.plan", "", ""},
+		{222758387540, "rap-per-publication-222758387540.plan", "", ""},
+		// Of 'simrun campaign -seeds 3000 -workload session=expiry'
+		// (QoS2ExactlyOnce, engine): p1's QoS 2 PUBLISH reached the broker,
+		// which routed it; p1 disconnected before PUBREC, its 1 s session
+		// expired, and after Session Present 0 the client published the
+		// message again as new, delivered a second time (engine
+		// TestSessionLostFlows, mut_republish_lost_qos2.txt).
+		{66, "lost-session-qos2-66.plan", "", "session=expiry"},
 	} {
 		profile := c.profile
 		if profile == "" {
 			profile = "swarm"
 		}
-		r := mustRun(t, Config{Seed: c.seed, Profile: profile, Scenario: SwarmScenario, Workload: DefaultWorkload()})
+		wl, err := DefaultWorkload().With(c.workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, Config{Seed: c.seed, Profile: profile, Scenario: SwarmScenario, Workload: wl})
 		if len(r.Violations) > 0 {
-			t.Errorf("seed %d: %v\nreplay: simrun run -scenario swarm -profile %s -seed %d", c.seed, r.Violations, profile, c.seed)
+			t.Errorf("seed %d: %v\nreplay: simrun run -scenario swarm -profile %s -seed %d%s", c.seed, r.Violations, profile, c.seed, workloadFlag(wl))
 		}
 		cfg, plan := readPlanFile(t, c.plan)
 		if r := Run(cfg, plan); r.Err != nil || len(r.Violations) > 0 {

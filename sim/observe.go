@@ -28,8 +28,14 @@ type observer struct {
 	owed     [][]uint8
 	expected int // (c, m) pairs marked owedExpected
 	// unacked[p] are publisher p's accepted QoS>=1 messages not yet
-	// acknowledged: a clean start of p forgets them (cleanStarted).
+	// acknowledged: a clean start of p forgets them (cleanStarted), a
+	// Session Present 0 those the broker had not acknowledged (sessionLost).
 	unacked [][]pubCmd
+	// inbound[p] maps the packet id of the broker's last received QoS>0
+	// PUBLISH from publisher p to its message, until the broker's ack.
+	inbound []map[uint16]uint32
+	// cleanConn[c]: client c's last CONNECT asked Clean Start.
+	cleanConn []bool
 	// topics[m] is the topic of message m (a string id), for unsubscribe.
 	topics []uint32
 	// lastReq[c] is, per filter, what the last SUBSCRIBE or UNSUBSCRIBE
@@ -73,8 +79,9 @@ type sub struct {
 // published it: message ids need not be unique (every empty publish has
 // the id ""), command ids are.
 type pubCmd struct {
-	cmd engine.CmdID
-	msg uint32
+	cmd   engine.CmdID
+	msg   uint32
+	owned bool // the broker acknowledged it (PUBACK, PUBREC < 0x80)
 }
 
 // filterReq is what the broker's last received request on a filter left:
@@ -90,6 +97,8 @@ func (o *observer) addNode() {
 	o.subs = append(o.subs, nil)
 	o.owed = append(o.owed, nil)
 	o.unacked = append(o.unacked, nil)
+	o.inbound = append(o.inbound, nil)
+	o.cleanConn = append(o.cleanConn, false)
 	o.lastReq = append(o.lastReq, nil)
 	o.sess = append(o.sess, brokerSess{})
 }
@@ -113,15 +122,47 @@ func (o *observer) acknowledged(p int32, cmd engine.CmdID) {
 // its unacknowledged messages [MQTT-3.1.2-4]: nothing is owed of them.
 func (o *observer) cleanStarted(p int32) {
 	for _, u := range o.unacked[p] {
-		msg := u.msg
-		for c := range o.owed {
-			if int(msg) < len(o.owed[c]) && o.owed[c][msg]&owedExpected != 0 {
-				o.owed[c][msg] &^= owedExpected
-				o.expected--
-			}
+		o.forget(u.msg)
+	}
+	o.unacked[p] = o.unacked[p][:0]
+}
+
+// sessionLost: publisher p read Session Present 0 to Clean Start 0. It
+// discards its session state [MQTT-3.2.2-5] and may so drop the messages
+// whose PUBLISH left in it (the engine drops its sent QoS 2 ones): nothing
+// is owed of those the broker had not acknowledged; those it acknowledged
+// are its own [MQTT-4.3.2-4] [MQTT-4.3.3-8] and stay owed.
+func (o *observer) sessionLost(p int32) {
+	for _, u := range o.unacked[p] {
+		if !u.owned {
+			o.forget(u.msg)
 		}
 	}
 	o.unacked[p] = o.unacked[p][:0]
+	clear(o.inbound[p])
+}
+
+// forget: message msg is owed to no subscriber any more.
+func (o *observer) forget(msg uint32) {
+	for c := range o.owed {
+		if int(msg) < len(o.owed[c]) && o.owed[c][msg]&owedExpected != 0 {
+			o.owed[c][msg] &^= owedExpected
+			o.expected--
+		}
+	}
+}
+
+// brokerAcked: the broker acknowledged publisher p's PUBLISH of packet id
+// id (PUBACK, PUBREC < 0x80): it owns that message now.
+func (o *observer) brokerAcked(p int32, id uint16) {
+	msg, ok := o.inbound[p][id]
+	if !ok {
+		return
+	}
+	delete(o.inbound[p], id)
+	if i := slices.IndexFunc(o.unacked[p], func(u pubCmd) bool { return u.msg == msg && !u.owned }); i >= 0 {
+		o.unacked[p][i].owned = true
+	}
 }
 
 func (o *observer) add(c int32, k int, id uint16) {
@@ -168,6 +209,8 @@ func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 		out, in = outBroker, inBroker
 	}
 	switch packet.Type(p.typ) {
+	case packet.CONNECT:
+		o.cleanConn[c.client] = p.flags&pktClean != 0
 	case packet.CONNACK:
 		if side == sideBroker {
 			o.sess[c.client].connack(p)
@@ -185,11 +228,17 @@ func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 		if p.dup() {
 			w.stats.Retransmits++
 		}
+	case packet.PUBACK:
+		if side == sideBroker {
+			o.brokerAcked(c.client, p.id)
+		}
 	case packet.PUBCOMP:
 		o.del(c.client, in, p.id)
 	case packet.PUBREC:
 		if p.reason >= 0x80 {
 			o.del(c.client, in, p.id)
+		} else if side == sideBroker {
+			o.brokerAcked(c.client, p.id)
 		}
 	}
 }
@@ -208,6 +257,12 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 	case packet.PUBLISH:
 		if p.qos == 2 {
 			o.add(c.client, in, p.id)
+		}
+		if side == sideBroker && p.qos > 0 {
+			if o.inbound[c.client] == nil {
+				o.inbound[c.client] = map[uint16]uint32{}
+			}
+			o.inbound[c.client][p.id] = p.msg
 		}
 	case packet.PUBACK, packet.PUBCOMP:
 		o.del(c.client, out, p.id)
@@ -240,6 +295,9 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 			// The broker kept nothing: whatever the client does with this
 			// CONNACK (even crash inside the step), no old id is owed.
 			o.sessionDiscarded(c.client)
+			if !o.cleanConn[c.client] {
+				o.sessionLost(c.client)
+			}
 		}
 	}
 }

@@ -43,7 +43,7 @@ func genPolicies(t *rapid.T) Policies {
 			UnknownPubrec: engine.UnknownAck(u8("cpubrec", 2)),
 			AckOrder:      engine.AckOrder(u8("cack", 2)),
 			IncomingQoS2:  engine.QoS2State(u8("qos2", 2)),
-			Mutations:     engine.Mutation(rapid.Uint32().Draw(t, "cmut")),
+			Mutations:     engine.Mutation(rapid.Uint64().Draw(t, "cmut")),
 		},
 		Broker: engine.BrokerPolicy{
 			Persistence:   engine.BrokerPersistence(u8("persistence", 3)),
@@ -51,7 +51,7 @@ func genPolicies(t *rapid.T) Policies {
 			UnknownPubrel: engine.UnknownAck(u8("bpubrel", 2)),
 			UnknownPubrec: engine.UnknownAck(u8("bpubrec", 2)),
 			AckOrder:      engine.AckOrder(u8("back", 2)),
-			Mutations:     engine.Mutation(rapid.Uint32().Draw(t, "bmut")),
+			Mutations:     engine.Mutation(rapid.Uint64().Draw(t, "bmut")),
 		},
 	}
 }

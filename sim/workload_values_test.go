@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mqttlab/mqttlab/engine"
-	"github.com/mqttlab/mqttlab/model"
 )
 
 // workloadValueCap bounds the numeric values TestWorkloadValues pins: a
@@ -57,19 +56,6 @@ func workloadSeeds(value string) uint64 {
 	return n
 }
 
-// knownFailing are workload values with an open failure: the test proves
-// each still fails at its seed (so a fix must remove the entry) instead of
-// sweeping it. session=expiry: a v5 publisher whose session expired gets
-// Session Present 0 and publishes its sent, unacknowledged QoS 2 messages
-// again as new; a broker that had the first copy forwards it twice
-// (issue 21; 49 of seeds 0..2,999 fail).
-var knownFailing = map[string]struct {
-	seed uint64
-	inv  model.Invariant
-}{
-	"session=expiry": {66, model.QoS2ExactlyOnce},
-}
-
 // TestWorkloadValues: every -workload key=value of the help text is a
 // world of its own, and the fixed engines break no promise in it over
 // fresh seeds (seeds 10,000,000 on, which no other test runs) under the
@@ -89,12 +75,6 @@ func TestWorkloadValues(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			var rn Runner
-			if k, ok := knownFailing[v]; ok {
-				if !violates(runSwarmSeed(t, &rn, k.seed, fixed, wl), k.inv) {
-					t.Errorf("seed %d no longer violates %v: remove %s from knownFailing and sweep it", k.seed, k.inv, v)
-				}
-				return
-			}
 			n := workloadSeeds(v)
 			failing := 0
 			for seed := uint64(start); seed < start+n; seed++ {
