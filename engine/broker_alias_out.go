@@ -113,7 +113,13 @@ func (t *aliasOut) unlink(alias uint16) {
 
 // sendPubAliased sends p on c with a Topic Alias from c's table: a copy of
 // p carrying the alias, with an empty Topic Name when the client already
-// maps it. The table changes only when the PUBLISH is sent.
+// maps it. The table changes only when the PUBLISH is sent. One that must
+// carry its Topic Name, and is too large for the client's Maximum Packet
+// Size with the alias too, goes without the alias when that fits: the
+// alias is the broker's choice, and must not make a message the client
+// could take too large to send (a resend on a new connection, whose table
+// is empty, carries the name where its first send fitted by alias alone)
+// [MQTT-3.1.2-25].
 func (b *Broker) sendPubAliased(c *brokerConn, p *packet.Publish, checked bool) bool {
 	alias, known := c.aliasOut.choose(p.Topic)
 	q := b.pkts.pub.get()
@@ -124,7 +130,7 @@ func (b *Broker) sendPubAliased(c *brokerConn, p *packet.Publish, checked bool) 
 		q.Topic = nil // §3.3.2.3.4 the alias alone names the topic
 	}
 	if !b.sendPubPlain(c, q, checked) {
-		return false
+		return !known && b.sendPubPlain(c, p, checked) // [MQTT-3.1.2-25] by name alone, if that fits
 	}
 	c.aliasOut.use(p.Topic, alias, known)
 	return true

@@ -213,7 +213,11 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	p = b.withSubIDs(c, s, m, p)
 	if !b.sendPub(c, p, m.msg.checked) {
 		b.stats.DroppedSize++
-		b.dropped(s, &m.msg, DropTooLarge)
+		id := uint16(0)
+		if m.sent {
+			id = m.id // a resend: the id was on the wire, and is free again
+		}
+		b.droppedID(s, &m.msg, DropTooLarge, id)
 		b.removeOut(s, i)
 		return false
 	}

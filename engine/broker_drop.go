@@ -36,14 +36,22 @@ type Drop struct {
 	Reason  DropReason
 	Bound   int       // DropQueueFull: MaxQueued
 	Policy  QueueFull // DropQueueFull: DropOldest (a queued copy went) or DropNewest (the arriving one)
+	// PacketID is, for a DropTooLarge of a resend (its PUBLISH went out
+	// before, on an earlier connection), the packet id the copy held, which
+	// the drop frees as if its delivery completed [MQTT-3.1.2-25]; 0 for
+	// a copy that never went out.
+	PacketID uint16
 }
 
 // dropped reports a discarded copy of m for session s to the OnDrop hook.
-func (b *Broker) dropped(s *brokerSession, m *brokerMsg, r DropReason) {
+func (b *Broker) dropped(s *brokerSession, m *brokerMsg, r DropReason) { b.droppedID(s, m, r, 0) }
+
+// droppedID is dropped for a copy that held packet id id on the wire.
+func (b *Broker) droppedID(s *brokerSession, m *brokerMsg, r DropReason, id uint16) {
 	if b.cfg.OnDrop == nil {
 		return
 	}
-	d := Drop{Client: s.id, Topic: string(m.topic()), Payload: append([]byte(nil), m.payload()...), Reason: r}
+	d := Drop{Client: s.id, Topic: string(m.topic()), Payload: append([]byte(nil), m.payload()...), Reason: r, PacketID: id}
 	if r == DropQueueFull {
 		d.Bound, d.Policy = b.cfg.MaxQueued, b.cfg.QueueFull
 	}

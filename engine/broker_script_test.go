@@ -42,7 +42,7 @@ import (
 //	crashkeep N COMMAND         the same, but the disk keeps the unsynced writes
 //	restart                     NewBroker from the synced records
 //	stats key=value ...         compare BrokerStats fields
-//	dropped CLIENT:REASON:PAYLOAD[:BOUND:POLICY] ...  the drops OnDrop reported since the last dropped
+//	dropped CLIENT:REASON:PAYLOAD[:BOUND:POLICY][:id=N] ...  the drops OnDrop reported since the last dropped
 //	records PREFIX N            N synced records have keys starting with PREFIX
 //	drop PREFIX                 forget the synced records whose keys start with PREFIX
 //	                            (a crash that kept only part of a batch of deletions)
@@ -91,6 +91,9 @@ func newBsWorld(t *testing.T) *bsWorld {
 		s := fmt.Sprintf("%s:%s:%s", d.Client, d.Reason, d.Payload)
 		if d.Reason == DropQueueFull {
 			s += fmt.Sprintf(":%d:%s", d.Bound, d.Policy)
+		}
+		if d.PacketID != 0 {
+			s += fmt.Sprintf(":id=%d", d.PacketID)
 		}
 		w.drops = append(w.drops, s)
 	}

@@ -162,6 +162,17 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// message again as new, delivered a second time (engine
 		// TestSessionLostFlows, mut_republish_lost_qos2.txt).
 		{66, "lost-session-qos2-66.plan", "", "session=expiry"},
+		// Of the same campaign (NoStuck, engine and observer): s1's QoS 1
+		// copy went by topic alias alone and fitted its Maximum Packet
+		// Size; its PUBACK was lost, and the resend on the new connection
+		// (an empty alias table) with name and alias did not fit, so the
+		// broker discarded a copy that fitted by name alone (engine
+		// alias_out_resend_size.txt). And the same run with a payload two
+		// bytes longer: the resend fits in no form and is discarded as if
+		// delivered, its id freed [MQTT-3.1.2-25], which the liveness
+		// observer now hears (World.brokerDropped).
+		{1859, "alias-resend-size-1859.plan", "", "session=expiry"},
+		{1859, "resend-too-large-1859.plan", "", "session=expiry"},
 	} {
 		profile := c.profile
 		if profile == "" {

@@ -30,6 +30,7 @@ func buildEngine(spec NodeSpec, restored []engine.Record, tw engineTweaks) (Engi
 	if spec.Broker {
 		bc := engine.DefaultBrokerConfig(spec.Preset.Broker)
 		spec.Config.brokerConfig(&bc)
+		bc.OnDrop = spec.onDrop
 		if tw.broker != nil {
 			tw.broker(&bc)
 		}

@@ -72,6 +72,9 @@ type NodeSpec struct {
 	KeepAlive engine.Duration
 	Preset    engine.Preset
 	Config    *NodeConfig // the plan's node op, nil for the defaults
+	// onDrop, for the broker, is told of each message copy it discards
+	// undelivered (engine.BrokerConfig.OnDrop); nil: nobody is.
+	onDrop func(engine.Drop)
 }
 
 // engineFactory builds a node's engine from its surviving records.
@@ -299,6 +302,9 @@ func (w *World) traceHeader() {
 // boot builds a node's engine from its disk.
 func (w *World) boot(n *node) error {
 	spec := NodeSpec{Name: n.name, Broker: n.broker, Version: n.version, KeepAlive: w.scen.KeepAlive, Preset: w.cfg.Preset, Config: n.cfg}
+	if n.broker {
+		spec.onDrop = w.brokerDropped
+	}
 	recs := n.disk.Records()
 	eng, err := w.cfg.factory(spec, recs)
 	if err != nil {
@@ -315,6 +321,19 @@ func (w *World) boot(n *node) error {
 	n.eng = eng
 	n.up = true
 	return nil
+}
+
+// brokerDropped hears the broker discard a copy undelivered: a resend too
+// large for its client's Maximum Packet Size frees its packet id as if its
+// delivery completed [MQTT-3.1.2-25], so the observer stops waiting for
+// its ack.
+func (w *World) brokerDropped(d engine.Drop) {
+	if d.Reason != engine.DropTooLarge || d.PacketID == 0 {
+		return
+	}
+	if c, ok := w.byName[d.Client]; ok {
+		w.obs.del(c, outBroker, d.PacketID)
+	}
 }
 
 // Now reports the virtual time.
