@@ -71,7 +71,7 @@
 //	Retransmit      resend only after SP=1 on a new connection, DUP=1, same id/payload, original order; no PUBLISH after PUBREL [MQTT-4.4.0-1] [MQTT-3.3.1-1] [MQTT-4.6.0-1] [MQTT-4.3.3-6]
 //	PubrelAnswered  every PUBREL answered by PUBCOMP on the same connection [MQTT-4.3.3-11]
 //	PacketIDUnique  no new packet reuses an id in flight in its direction, nor has id 0 (sent, or Refused by the engine's own codec) [MQTT-2.2.1-3] [MQTT-2.2.1-4]
-//	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2]
+//	SendQuota       v5 unacked QoS>0 PUBLISHes per connection <= the receiver's Receive Maximum: client's <= CONNACK's [MQTT-3.3.4-7], broker's <= CONNECT's [MQTT-3.3.4-9] [MQTT-4.9.0-2], and (any version) <= its declared in-flight window (Options.Limits)
 //	Order           first deliveries per publisher, topic and QoS follow accepted order (a message with no id, an empty payload, is not ordered; an expiring message the broker received twice may come late [MQTT-3.3.2-5], and so may a QoS 1 resend the broker received after the later message, followed by that one's resend [MQTT-4.3.2-5]; a retained copy a SUBSCRIBE brought takes no place [MQTT-3.3.1-9]) [MQTT-4.6.0-5] [MQTT-4.6.0-6]
 //	NoStuck         no Stuck; no Failed after LivenessStart; Quiescent after LivenessStart
 //	SessionPresent  CS=1 gets SP=0; SP=1 without state closes; SP=0 discards old state, whole: no copy of a message the broker last received before an SP=0 reaches that client later, across any crash (retained copies and shared hand-ons apart); a broker that kept the session says SP=1 (sessionkept.go) [MQTT-3.2.2-2] [MQTT-3.2.2-3] [MQTT-3.2.2-4] [MQTT-3.2.2-5] [MQTT-3.1.2-4]
@@ -194,8 +194,10 @@
 // queue from the broker's received and sent packets), and the order of the
 // drops and later sends fits the declared policy (droplimits.go); an
 // expired drop when the copy waited the declared expiry. Without declared
-// limits every drop of an owed copy is a loss, and NoLoss names it. The
-// limits change no Promises row: they say which losses are not losses.
+// limits every drop of an owed copy is a loss, and NoLoss names it. A
+// declared in-flight window is also a promise of its own: SendQuota holds
+// the broker to it on every connection. The limits change no Promises
+// row: they say which losses are not losses.
 //
 // Mutations of the fixes (engine.Mutation) are deliberately not part of
 // Policy: a mutated fixed engine keeps its promises on paper, so the checks

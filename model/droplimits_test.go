@@ -151,3 +151,35 @@ func TestBrokerLimitsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestSendQuotaDeclaredWindow: a broker that declares an in-flight window
+// is held to it on 3.1.1 connections (which have no Receive Maximum) and
+// on v5 ones whose Receive Maximum is larger; without one nothing changes.
+func TestSendQuotaDeclaredWindow(t *testing.T) {
+	two := func(version uint8) History {
+		b := newHB().opened("s1")
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT})
+		b.sent(BrokerNode, "s1", Packet{Type: CONNACK})
+		b.ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: version})
+		b.xfer(BrokerNode, "s1", publish(1, 1, false, "m1"))
+		b.xfer(BrokerNode, "s1", publish(2, 1, false, "m2")) // two unacknowledged
+		b.xfer("s1", BrokerNode, pkt(PUBACK, 1))
+		b.xfer(BrokerNode, "s1", publish(3, 1, false, "m3")) // two again
+		return b.h
+	}
+	for _, c := range []struct {
+		version uint8
+		window  int
+		want    int
+	}{{4, 0, 0}, {4, 2, 0}, {4, 1, 2}, {5, 0, 0}, {5, 1, 2}, {5, 3, 0}} {
+		vs := Check(two(c.version), Options{Only: SetOf(SendQuota), Limits: BrokerLimits{Inflight: c.window}})
+		if len(vs) != c.want {
+			t.Errorf("version %d, window %d: %v, want %d violations", c.version, c.window, vs, c.want)
+		}
+		for _, v := range vs {
+			if v.Node != BrokerNode || !strings.Contains(v.Reason, "declared in-flight window 1") {
+				t.Errorf("version %d, window %d: %v", c.version, c.window, v)
+			}
+		}
+	}
+}

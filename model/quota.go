@@ -15,6 +15,7 @@ type quotaConn struct {
 	inLimit   int   // the client's Receive Maximum (its CONNECT); 0 means absent
 	inUnacked idSet // ids of the broker's PUBLISHes the client has not acked
 	inN       int   // how many
+	window    int   // the broker's declared in-flight window (Options.Limits.Inflight; 0: none)
 }
 
 // CheckSendQuota checks invariant 7 for v5 connections, in both directions.
@@ -35,6 +36,11 @@ type quotaConn struct {
 // the broker when the broker sent the other; the count the client sees is
 // never above the broker's. The broker is the node at fault.
 //
+// A broker that declares an in-flight window (BrokerLimits.Inflight) is
+// held to it the same way on every connection, 3.1.1 ones too: no more
+// QoS>0 PUBLISHes a client has not acknowledged than the window, nor than
+// a v5 client's Receive Maximum when that is smaller.
+//
 // The quota is per connection: PUBLISHes sent on an earlier connection count
 // only once resent on this one [MQTT-4.9.0-1]; a new connection starts at
 // ConnOpened, ConnClosed, a crash or the client's CONNECT.
@@ -49,10 +55,13 @@ var quotaEvents = eventSet{
 
 func checkSendQuota(x *index) []Violation {
 	conns := make([]quotaConn, len(x.nodes)) // per client: its current connection
+	for i := range conns {
+		conns[i].window = x.limits.Inflight
+	}
 	reset := func(c *quotaConn) {
 		c.unacked.reset()
 		c.inUnacked.reset()
-		*c = quotaConn{unacked: c.unacked, inUnacked: c.inUnacked}
+		*c = quotaConn{unacked: c.unacked, inUnacked: c.inUnacked, window: c.window}
 	}
 	var out []Violation
 	add := func(v *Violation) {
@@ -151,15 +160,31 @@ func (c *quotaConn) inLimitOf() int {
 	return c.inLimit
 }
 
+// inCap is the most QoS>0 PUBLISHes the broker may have unacknowledged on
+// the connection, and what sets it: a v5 client's Receive Maximum, or the
+// broker's declared in-flight window when smaller (0: nothing to judge, a
+// 3.1.1 connection of a broker that declares none).
+func (c *quotaConn) inCap() (int, string) {
+	limit, what := 0, ""
+	if c.v5 {
+		limit, what = c.inLimitOf(), "its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]"
+	}
+	if c.window > 0 && (limit == 0 || c.window < limit) {
+		limit, what = c.window, "the broker's declared in-flight window %d (-promise inflight)"
+	}
+	return limit, what
+}
+
 // quotaInConnected judges the broker's PUBLISHes the client received before
 // it saw itself connected (a CONNACK and PUBLISHes decoded in one read).
 func quotaInConnected(c *quotaConn, i int, e *Event) *Violation {
-	if !c.v5 || c.inN <= c.inLimitOf() {
+	limit, what := c.inCap()
+	if limit == 0 || c.inN <= limit {
 		return nil
 	}
 	v := NewViolation(SendQuota, i, BrokerNode,
-		fmt.Sprintf("%s received %d unacknowledged QoS>0 PUBLISHes with its CONNACK, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
-			e.Node, c.inN, c.inLimitOf()))
+		fmt.Sprintf("%s received %d unacknowledged QoS>0 PUBLISHes with its CONNACK, above "+what,
+			e.Node, c.inN, limit))
 	return &v
 }
 
@@ -171,12 +196,13 @@ func quotaInPublish(c *quotaConn, i int, e *Event) *Violation {
 		return nil
 	}
 	c.inN++
-	if !c.v5 || c.inN <= c.inLimitOf() {
+	limit, what := c.inCap()
+	if limit == 0 || c.inN <= limit {
 		return nil
 	}
 	v := NewViolation(SendQuota, i, BrokerNode,
-		fmt.Sprintf("PUBLISH id %d to %s makes %d QoS>0 PUBLISHes it has not acknowledged on this connection, above its Receive Maximum %d [MQTT-3.3.4-9] [MQTT-4.9.0-2]",
-			p.ID, e.Node, c.inN, c.inLimitOf()))
+		fmt.Sprintf("PUBLISH id %d to %s makes %d QoS>0 PUBLISHes it has not acknowledged on this connection, above "+what,
+			p.ID, e.Node, c.inN, limit))
 	return &v
 }
 
