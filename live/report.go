@@ -68,11 +68,16 @@ type Verdict struct {
 func Judge(h model.History, ps model.Policies, tolerance time.Duration) Verdict {
 	own := model.ClientFaults(h)
 	slack := int64(tolerance)
+	names := make([]string, 0, len(own))
+	for n := range own {
+		names = append(names, n)
+	}
+	noDedup := ps.NoDedup(names) // clients that may deliver a QoS 2 PUBLISH once per receipt
 	faults, vs := model.CheckUnder(h, func(f model.Faults) model.Options {
-		return model.Options{Only: model.PromisesPer(ps, f, own), Slack: slack, Limits: ps.Broker.Limits}
+		return model.Options{Only: model.PromisesPer(ps, f, own), Slack: slack, Limits: ps.Broker.Limits, NoDedup: noDedup}
 	})
 	v := Verdict{Faults: faults, Promised: model.PromisesPer(ps, faults, own), Violations: vs}
-	for _, x := range model.Check(h, model.Options{Slack: slack, Limits: ps.Broker.Limits}) {
+	for _, x := range model.Check(h, model.Options{Slack: slack, Limits: ps.Broker.Limits, NoDedup: noDedup}) {
 		if !v.Promised.Has(x.Invariant) {
 			v.Unpromised = append(v.Unpromised, x)
 		}

@@ -20,6 +20,14 @@ type Options struct {
 	// FlowResume excuse exactly the drops they allow (droplimits.go). Zero:
 	// none declared, every drop of an owed copy is a loss.
 	Limits BrokerLimits
+	// NoDedup names the clients whose receiver does not suppress QoS 2
+	// duplicates (Policy.QoS2NoDedup, see Policies.NoDedup): each QoS 2
+	// PUBLISH of a message such a client receives may reach its
+	// application once, so QoS2ExactlyOnce counts a delivery of it as a
+	// duplicate only beyond the PUBLISH packets of it the client received
+	// (a resend the broker made is then delivered again; one PUBLISH
+	// delivered twice is still a violation).
+	NoDedup []string
 }
 
 // checkFunc is one invariant's checker: a pure pass over the indexed
@@ -73,6 +81,14 @@ func check(x *index, opts Options) []Violation {
 	want := opts.Only
 	x.slack = max(opts.Slack, 0)
 	x.limits, x.drops = opts.Limits, nil
+	x.noDedup = x.noDedup[:0]
+	for _, n := range opts.NoDedup {
+		for id, name := range x.nodes {
+			if name == n && int32(id) != brokerID {
+				x.noDedup = append(x.noDedup, int32(id))
+			}
+		}
+	}
 	if want == 0 {
 		want = All()
 	}

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // CheckQoS2ExactlyOnce checks invariant 2: per subscriber, a message
 // delivered at QoS 2 or QoS 0 is delivered at most once (QoS2: the receiver
@@ -22,7 +25,10 @@ import "fmt"
 // copy of a message published with RETAIN=1 after it was published
 // (retainedCopies). A message
 // with no id (an empty payload, the clearing of a retained message) is not
-// judged: its copies cannot be told apart.
+// judged: its copies cannot be told apart. A subscriber named in
+// Options.NoDedup (its receiver does not suppress duplicates,
+// Policy.QoS2NoDedup) may deliver a QoS 2 message once per PUBLISH of it
+// it received: only a delivery beyond its receipts is a duplicate.
 func CheckQoS2ExactlyOnce(h *History) []Violation { return checkQoS2ExactlyOnce(newIndex(h)) }
 
 // Flags of a message in checkQoS2ExactlyOnce's first pass.
@@ -55,9 +61,19 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 	// first holds, per subscriber and message, 2*step+1 of the first
 	// delivery, plus 1 once some delivery was at QoS 0 or 2 (strict).
 	first := newPairs[int32](x)
-	retained1 := newPairs[bool](x) // subscriber, msg -> a retained copy went at QoS 1
+	retained1 := newPairs[bool](x)   // subscriber, msg -> a retained copy went at QoS 1
+	var receipts, extra pairs[int32] // NoDedup subscribers: msg's QoS 2 PUBLISH packets received, and deliveries past the first
+	noDedup := len(x.noDedup) > 0
+	if noDedup {
+		receipts, extra = newPairs[int32](x), newPairs[int32](x)
+	}
 	var out []Violation
 	for i, k := range x.kinds {
+		if k.kind == Received && k.typ == PUBLISH && noDedup {
+			if e, d := &x.h.Events[i], &x.ev[i]; e.Packet.QoS == 2 && slices.Contains(x.noDedup, d.node) {
+				receipts.set(d.node, d.msg, receipts.get(d.node, d.msg)+1)
+			}
+		}
 		if k.kind != Delivered {
 			continue
 		}
@@ -88,6 +104,13 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 			first.set(d.node, d.msg, 2*int32(i)+1+b2i(strict))
 			continue
 		}
+		if strict && e.QoS == 2 && noDedup && slices.Contains(x.noDedup, d.node) {
+			n := extra.get(d.node, d.msg) + 1
+			extra.set(d.node, d.msg, n)
+			if n < receipts.get(d.node, d.msg) {
+				continue // a PUBLISH it received again, delivered again: no duplicate suppression (Options.NoDedup)
+			}
+		}
 		if strict || v&1 == 0 {
 			out = append(out, NewViolation(QoS2ExactlyOnce, i, e.Node,
 				fmt.Sprintf("msg %q delivered again at QoS %d (first at step %d) [MQTT-4.3.3-10]", e.Msg, e.QoS, (v-1)/2),
@@ -99,6 +122,10 @@ func checkQoS2ExactlyOnce(x *index) []Violation {
 	}
 	releasePairs(x, &first)
 	releasePairs(x, &retained1)
+	if noDedup {
+		releasePairs(x, &receipts)
+		releasePairs(x, &extra)
+	}
 	return out
 }
 

@@ -29,11 +29,12 @@ type index struct {
 	topicMap  map[string]int32
 	lastMsg   int32 // the id msgID returned last (consecutive events often share it)
 
-	liveness   int   // the first LivenessStart, or -1
-	cutoff     bool  // the history has a Cutoff event (it ends unfinished)
-	slack      int64 // Options.Slack of the check running (ns)
-	connClosed bool  // the history records a ConnClosed event
-	dropped    bool  // the history records a Dropped event
+	liveness   int     // the first LivenessStart, or -1
+	cutoff     bool    // the history has a Cutoff event (it ends unfinished)
+	slack      int64   // Options.Slack of the check running (ns)
+	noDedup    []int32 // Options.NoDedup of the check running, as node ids
+	connClosed bool    // the history records a ConnClosed event
+	dropped    bool    // the history records a Dropped event
 
 	limits BrokerLimits // Options.Limits of the check running
 	drops  *dropJudge   // the Dropped events judged under limits (built once per check, by the first pass that asks)

@@ -38,6 +38,19 @@ func (ps Policies) uniform() bool {
 	return true
 }
 
+// NoDedup returns the clients of names whose policy does not suppress QoS 2
+// duplicates (QoS2NoDedup), sorted: Options.NoDedup of a check under ps.
+func (ps Policies) NoDedup(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n != BrokerNode && ps.For(n).QoS2NoDedup {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // withBrokerFields returns c with b's broker fields.
 func withBrokerFields(c, b Policy) Policy {
 	c.Broker, c.BrokerUnknownAck, c.BrokerAckBeforeStore, c.Limits = b.Broker, b.BrokerUnknownAck, b.BrokerAckBeforeStore, b.Limits
@@ -46,7 +59,7 @@ func withBrokerFields(c, b Policy) Policy {
 
 // clientFields is p with its broker fields zeroed.
 func clientFields(p Policy) Policy {
-	return Policy{Retransmit: p.Retransmit, UnknownAck: p.UnknownAck, AckBeforeCallback: p.AckBeforeCallback, QoS2Durable: p.QoS2Durable}
+	return Policy{Retransmit: p.Retransmit, UnknownAck: p.UnknownAck, AckBeforeCallback: p.AckBeforeCallback, QoS2Durable: p.QoS2Durable, QoS2NoDedup: p.QoS2NoDedup}
 }
 
 // ClientFaults returns the faults of each client of h counted as its own:

@@ -45,6 +45,7 @@ type Policy struct {
 	UnknownAck           UnknownAck        // clients: unknown PUBREL / PUBREC
 	AckBeforeCallback    bool              // clients: PUBACK/PUBREC before the app has the message (legacy)
 	QoS2Durable          bool              // clients: incoming QoS2 ids survive a reboot
+	QoS2NoDedup          bool              // clients: a QoS2 PUBLISH received again may reach the app again (no duplicate suppression)
 	Broker               BrokerPersistence // broker durability
 	BrokerUnknownAck     UnknownAck        // broker: unknown PUBREL / PUBREC
 	BrokerAckBeforeStore bool              // broker: PUBACK/PUBREC before the message is stored (legacy)

@@ -37,6 +37,7 @@ var promiseSets = []struct {
 		p.Retransmit, p.QoS2Durable = model.RetransmitMemory, false
 	}},
 	{"client-ack-first", "subscribers acknowledge before their application has the message", scopeClient, func(p *model.Policy) { p.AckBeforeCallback = true }},
+	{"client-no-dedup", "subscribers do not suppress QoS 2 duplicates: each QoS 2 PUBLISH they receive (a resend too) may reach the application once", scopeClient, func(p *model.Policy) { p.QoS2NoDedup = true }},
 	{"mosquitto-clients", "libmosquitto's tools: client-memory and client-ack-first", scopeClient, func(p *model.Policy) {
 		p.Retransmit, p.QoS2Durable, p.AckBeforeCallback = model.RetransmitMemory, false, true
 	}},
@@ -46,9 +47,9 @@ var promiseSets = []struct {
 	{"ours", "this project's engine client (the fixed preset): every promise of the spec", scopeClient, func(p *model.Policy) {
 		*p = withClient(*p, model.FixedPolicy())
 	}},
-	{"paho-go", "Eclipse Paho Go with its file store: outgoing messages on disk before Publish returns, acks after the handler, incoming QoS 2 ids not kept across a restart", scopeClient, func(p *model.Policy) {
+	{"paho-go", "Eclipse Paho Go with its file store: outgoing messages on disk before Publish returns, acks after the handler, incoming QoS 2 ids not kept, so a resent QoS 2 PUBLISH reaches the handler again", scopeClient, func(p *model.Policy) {
 		*p = withClient(*p, model.FixedPolicy())
-		p.QoS2Durable = false
+		p.QoS2Durable, p.QoS2NoDedup = false, true
 	}},
 	{"paho-python", "Eclipse Paho Python 1.6: session in memory, PUBREC before on_message, an unknown PUBREC unanswered", scopeClient, func(p *model.Policy) {
 		*p = withClient(*p, model.FixedPolicy())
@@ -62,7 +63,7 @@ var promiseSets = []struct {
 
 // withClient returns p with the client fields of c.
 func withClient(p, c model.Policy) model.Policy {
-	p.Retransmit, p.UnknownAck, p.AckBeforeCallback, p.QoS2Durable = c.Retransmit, c.UnknownAck, c.AckBeforeCallback, c.QoS2Durable
+	p.Retransmit, p.UnknownAck, p.AckBeforeCallback, p.QoS2Durable, p.QoS2NoDedup = c.Retransmit, c.UnknownAck, c.AckBeforeCallback, c.QoS2Durable, c.QoS2NoDedup
 	return p
 }
 

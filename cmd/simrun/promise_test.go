@@ -18,6 +18,10 @@ func TestParsePromise(t *testing.T) {
 	periodic.Broker = model.PersistPeriodic
 	mem := fixed
 	mem.Retransmit, mem.QoS2Durable = model.RetransmitMemory, false
+	noDedup := fixed
+	noDedup.QoS2NoDedup = true
+	pahoGo := fixed
+	pahoGo.QoS2Durable, pahoGo.QoS2NoDedup = false, true
 	tests := []struct {
 		in         string
 		broker     model.Policy
@@ -35,6 +39,11 @@ func TestParsePromise(t *testing.T) {
 		{"s1=client-memory;subscribers=mosquitto-clients;clients=client-ack-first", fixed, mem, mosq,
 			func() model.Policy { p := fixed; p.AckBeforeCallback = true; return p }(),
 			"broker: spec|subscribers: mosquitto-clients|publishers: client-ack-first|s1: client-memory"},
+		{"subscribers=client-no-dedup", fixed, noDedup, noDedup, fixed,
+			"broker: spec|subscribers: client-no-dedup|publishers: spec"},
+		// paho-go's profile does not suppress QoS 2 duplicates; spec after it takes that back.
+		{"subscribers=paho-go;s2=paho-go,spec", fixed, pahoGo, fixed, fixed,
+			"broker: spec|subscribers: paho-go|publishers: spec|s2: paho-go,spec"},
 	}
 	for _, tc := range tests {
 		ps, roles, err := parsePromise(tc.in, 2, 2)
