@@ -38,7 +38,7 @@ func (t *tester) runPhases(ctx context.Context) bool {
 	}
 	t.healAll()
 	t.rec.Add(model.Event{Kind: model.LivenessStart, Time: time.Now().UnixNano()})
-	t.logf("fault phase over: %d messages issued (%d skipped while their publisher was down or busy); liveness phase (bound %v)", t.issued, t.skipped, t.cfg.Liveness)
+	t.logf("fault phase over: %d messages issued (%d skipped while their publisher was down or busy, %d of them busy); liveness phase (bound %v)", t.issued, t.skipped, t.busy, t.cfg.Liveness)
 	return t.quiesce(ctx)
 }
 
@@ -84,21 +84,26 @@ func (t *tester) workload(ctx context.Context) {
 // issue hands message n to its publisher, counting it issued or skipped.
 func (t *tester) issue(n int) {
 	msg := fmt.Sprintf("lt%s-%d", t.nonce, n+1)
-	ok := true
+	ok, busy := true, false
 	switch p := t.pubs[n%len(t.pubs)].(type) {
 	case *ourClient:
 		ok = p.current() != nil
 		p.publish(msg)
 	case *extPub:
 		ok = p.publish(msg)
+		busy = !ok && !p.isDown()
 	case *adapterClient:
 		ok = p.publish(msg)
+		busy = !ok && p.current() != nil
 	}
 	t.mu.Lock()
 	if ok {
 		t.issued++
 	} else {
 		t.skipped++
+	}
+	if busy {
+		t.busy++
 	}
 	t.mu.Unlock()
 }

@@ -33,6 +33,7 @@ type Report struct {
 // Stats are a run's message figures, from its history.
 type Stats struct {
 	Issued, Skipped int // handed to a publisher / not (publisher down or busy)
+	Busy            int // of Skipped: the publisher was up but could not take it (paused, its previous process still running, or its command queue full)
 	Accepted        int // QoS>=1 messages a publisher accepted (ours) or published with exit 0 (external)
 	Deliveries      int // (subscriber, accepted message) pairs delivered
 	Expected        int // accepted messages x subscribers
@@ -175,13 +176,13 @@ func (t *tester) report(h model.History, interrupted bool, wall time.Duration) *
 	for k, v := range t.applied {
 		applied[k] = v
 	}
-	issued, skipped := t.issued, t.skipped
+	issued, skipped, busy := t.issued, t.skipped, t.busy
 	t.mu.Unlock()
 	cfg := t.cfg
 	cfg.Tolerance = t.tolerance
 	r := JudgeRecorded(cfg, h)
 	r.Wall, r.Interrupted, r.Schedule, r.Applied, r.Samples = wall, interrupted, t.schedule, applied, t.samples
-	r.Stats.Issued, r.Stats.Skipped = issued, skipped
+	r.Stats.Issued, r.Stats.Skipped, r.Stats.Busy = issued, skipped, busy
 	return r
 }
 
@@ -297,6 +298,9 @@ func (r *Report) Summary() string {
 	s := r.Stats
 	fmt.Fprintf(&b, "messages     issued %d (skipped %d), accepted %d, delivered %d/%d pairs, lost %d, duplicated %d\n",
 		s.Issued, s.Skipped, s.Accepted, s.Deliveries, s.Expected, s.Lost, s.Duplicated)
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "skipped      %d while their publisher was killed, %d while it was up but busy (paused, its previous process still running, or its command queue full)\n", s.Skipped-s.Busy, s.Busy)
+	}
 	if s.Dropped > 0 {
 		fmt.Fprintf(&b, "drops        %d copies the broker dropped (its drop log), %d excused by its declared limits or not owed\n", s.Dropped, s.DropsExcused)
 	}

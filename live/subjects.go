@@ -279,6 +279,13 @@ func (e *extPub) publish(msg string) bool {
 	return true
 }
 
+// isDown reports whether the publisher is killed (until its restart).
+func (e *extPub) isDown() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.down
+}
+
 func (e *extPub) kill() {
 	e.mu.Lock()
 	p := e.proc

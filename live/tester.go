@@ -148,6 +148,7 @@ type tester struct {
 	persist map[string]bool         // external clients that connected persistently
 	issued  int
 	skipped int
+	busy    int // of skipped: the publisher was up but could not take the message
 	// acceptedMsgs are the messages an adapter reported accepted.
 	acceptedMsgs  map[string]bool
 	adapterErrors int
