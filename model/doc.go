@@ -149,6 +149,7 @@
 //	QoS2Durable=false             | any subscriber crash                                  | QoS2ExactlyOnce, SharedDelivery
 //	any                           | a subscriber (see Roles) lost its QoS2 state (StateLost) | QoS2ExactlyOnce, SharedDelivery
 //	any (also QoS2Durable)        | a crash in CrashInCallbackPost, or between a QoS2 delivery and its PUBREC | QoS2ExactlyOnce, SharedDelivery
+//	any                           | a publisher holding unacked messages crashed after reading Session Present 0 to Clean Start 0, before acting on it | QoS2ExactlyOnce, SharedDelivery
 //	Broker=None or Periodic, or BrokerAckBeforeStore | a broker crash                     | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SubscriptionIDs, SessionPresent
 //	Broker=None                   | a clean stop of the broker (Crash at CrashStop)       | NoLoss, NoStuck, QoS2ExactlyOnce, Retransmit, PacketIDUnique, Order, SessionExpiry, GrantedQoS, Unsubscribe, Overlap, Retained, MessageExpiry, SharedDelivery, FlowResume, SubscriptionIDs, SessionPresent
 //	UnknownAck=Fail (either side) | any fault at all (crash, state loss, partition, lost connection) | NoStuck, PubrelAnswered, NoLoss, ClientKeepAlive, SharedDelivery, FlowResume (a failed client sends and acks nothing)

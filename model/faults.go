@@ -37,6 +37,7 @@ type Faults struct {
 	CallbackPreCrashes    int  // CrashInCallbackPre on any node
 	CallbackPostCrashes   int  // CrashInCallbackPost on any node
 	QoS2WindowCrashes     int  // crash after a QoS2 Delivered, before that node Sent its PUBREC
+	SessionLostCrashes    int  // a publisher holding unacked messages crashed after it read Session Present 0 to Clean Start 0, before it acted on it (its reboot resends to the broker's new session)
 	SubscriberStateLosses int  // StateLost events of subscriber nodes
 	SubscriberConnLosses  int  // ConnClosed seen by subscriber nodes
 	StateLosses           int  // StateLost events of any node
@@ -83,6 +84,8 @@ type nodeFaults struct {
 	window     idSet // ids delivered, PUBREC not yet sent
 	windowN    int   // how many
 	connects   bool  // sent a CONNECT whose connection has not been seen to end
+	cleanConn  bool  // its last CONNECT asked Clean Start
+	spZero     bool  // read Session Present 0 to Clean Start 0; its Connected event not yet come
 }
 
 // faultScan is the state FaultsOf keeps while scanning.
@@ -135,9 +138,9 @@ func faultsOfNodes(x *index, keep func(node int32) bool) Faults {
 
 // faultEvents are the events faultScan.step reads.
 var faultEvents = eventSet{
-	kinds:    kindBits(Accepted, Acknowledged, Delivered, Crash, Restart, StateLost, Partition, ConnClosed, LivenessStart),
+	kinds:    kindBits(Accepted, Acknowledged, Delivered, Crash, Restart, StateLost, Partition, ConnClosed, LivenessStart, Connected),
 	sent:     typeBits(PUBREC, CONNECT, DISCONNECT),
-	received: typeBits(PUBLISH),
+	received: typeBits(PUBLISH, CONNACK),
 }.codes()
 
 func (s *faultScan) step(f *Faults, i int, e *Event) {
@@ -168,7 +171,7 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 			if n.connects {
 				s.connLost(f, n) // a reconnect: the last connection ended unseen
 			}
-			n.connects = true
+			n.connects, n.cleanConn = true, e.Packet.Clean
 		case DISCONNECT:
 			n.connects = false
 		}
@@ -194,6 +197,8 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 		n.connects = false
 	case LivenessStart:
 		f.LivenessRan = true
+	case Connected:
+		n.spZero = false
 	}
 }
 
@@ -210,6 +215,11 @@ func (s *faultScan) connLost(f *Faults, n *nodeFaults) {
 
 func (s *faultScan) received(n *nodeFaults, e *Event, d *evIDs) {
 	p := &e.Packet
+	if p.Type == CONNACK {
+		// [MQTT-3.2.2-5] the session went; the client learns it when it acts on this CONNACK
+		n.spZero = d.node != brokerID && !p.Sessions && p.Reason < 0x80 && !n.cleanConn
+		return
+	}
 	if p.Type != PUBLISH || p.QoS == 0 || p.Msg == "" {
 		return
 	}
@@ -240,6 +250,10 @@ func (s *faultScan) delivered(n *nodeFaults, e *Event, d *evIDs) {
 func (s *faultScan) crash(f *Faults, i int, e *Event, n *nodeFaults) {
 	role := n.role
 	f.Crashes = append(f.Crashes, CrashFault{Step: i, Node: e.Node, Role: role, Point: e.Point})
+	if n.spZero && n.unacked > 0 {
+		f.SessionLostCrashes++
+	}
+	n.spZero = false
 	switch e.Point {
 	case CrashInCallbackPre:
 		f.CallbackPreCrashes++

@@ -720,3 +720,47 @@ func TestNoLossPublisherSessionLost(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultsSessionLostCrash: a publisher that crashed holding an
+// unacknowledged message after it read Session Present 0 to Clean Start 0,
+// before it acted on it, never learnt its session went [MQTT-3.2.2-5]: its
+// reboot resends the QoS 2 PUBLISH to the broker's new session, a new
+// message there, so QoS2ExactlyOnce (and SharedDelivery) is not promised.
+// Acting on the CONNACK first (its Connected event), a Clean Start,
+// Session Present 1 or nothing unacknowledged promise it still.
+func TestFaultsSessionLostCrash(t *testing.T) {
+	cases := []struct {
+		name             string
+		clean, sp, acted bool
+		unacked          bool
+		want             int
+	}{
+		{"read Session Present 0, crashed", false, false, false, true, 1},
+		{"acted on it, then crashed", false, false, true, true, 0},
+		{"Clean Start", true, false, false, true, 0},
+		{"Session Present 1", false, true, false, true, 0},
+		{"nothing unacknowledged", false, false, false, false, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := base()
+			if c.unacked {
+				b.accepted("p1", "m1", 2).xfer("p1", BrokerNode, publish(7, 2, false, "m1"))
+			}
+			b.closed("p1").opened("p1")
+			b.xfer("p1", BrokerNode, Packet{Type: CONNECT, Clean: c.clean})
+			b.xfer(BrokerNode, "p1", Packet{Type: CONNACK, Sessions: c.sp})
+			if c.acted {
+				b.ev(Event{Kind: Connected, Node: "p1", Peer: BrokerNode, SessionPresent: c.sp, CleanStart: c.clean, Version: 5})
+			}
+			b.crash("p1", CrashPoint(0))
+			f := FaultsOf(b.h)
+			if f.SessionLostCrashes != c.want {
+				t.Fatalf("SessionLostCrashes %d, want %d", f.SessionLostCrashes, c.want)
+			}
+			if got := Promises(FixedPolicy(), f).Has(QoS2ExactlyOnce); got != (c.want == 0) {
+				t.Fatalf("QoS2ExactlyOnce promised: %v, want %v", got, c.want == 0)
+			}
+		})
+	}
+}

@@ -75,7 +75,8 @@ func noLossPromised(p Policy, f Faults) bool {
 
 // exactlyOncePromised: a subscriber that forgets which QoS2 ids it delivered
 // delivers a resent PUBLISH again; a durable store still has the window
-// between the app's durable write and the persisted id.
+// between the app's durable write and the persisted id; a publisher that
+// crashed before it acted on Session Present 0 resends to a new session.
 func exactlyOncePromised(p Policy, f Faults) bool {
 	switch {
 	case f.SubscriberStateLosses > 0:
@@ -84,6 +85,8 @@ func exactlyOncePromised(p Policy, f Faults) bool {
 		return false
 	case f.CallbackPostCrashes > 0 || f.QoS2WindowCrashes > 0:
 		return false
+	case f.SessionLostCrashes > 0:
+		return false // a QoS 2 resend to the broker's new session is a new message
 	case brokerLostState(p, f):
 		return false
 	}
