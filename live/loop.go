@@ -60,11 +60,15 @@ func (l *loop) run() {
 	for {
 		select {
 		case f := <-l.in:
+			if l.stopped() {
+				// Both were ready and select chose at random: nothing
+				// queued runs once stop was asked.
+				l.stopTimers()
+				return
+			}
 			f()
 		case <-l.quit:
-			for _, t := range l.timers {
-				t.t.Stop()
-			}
+			l.stopTimers()
 			return
 		}
 	}
@@ -99,6 +103,13 @@ func (l *loop) call(f func()) bool {
 func (l *loop) stop() {
 	l.stopAsync()
 	<-l.done
+}
+
+// stopTimers stops every armed timer (the loop is ending).
+func (l *loop) stopTimers() {
+	for _, t := range l.timers {
+		t.t.Stop()
+	}
 }
 
 // stopAsync asks the loop to end after the closure it is running.
