@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mqttlab/mqttlab/engine"
@@ -91,6 +92,9 @@ func Run(cfg Config, plan Plan) Result {
 func (w *World) run(plan Plan) Result {
 	w.reserve(plan)
 	for _, op := range plan.Ops {
+		if w.overBudget() {
+			break // RunUntilQuiet records the Stuck
+		}
 		if err := w.Apply(op); err != nil {
 			return w.result(err)
 		}
@@ -108,6 +112,10 @@ func (w *World) reserve(plan Plan) {
 	ops := len(plan.Ops)
 	for i := range plan.Ops {
 		ops += int(plan.Ops[i].Count)
+	}
+	w.recBudget = historyBudget(ops)
+	if w.cfg.historyBudget > 0 {
+		w.recBudget = w.cfg.historyBudget
 	}
 	w.log.recs = slices.Grow(w.log.recs, 8*ops+64)
 	w.tr.reserve(288*ops + 1024)
@@ -201,7 +209,9 @@ func (w *World) StartLiveness() {
 
 // RunUntilQuiet runs the liveness phase until the world is quiet or the
 // liveness bound passes, and reports whether it went quiet. It records
-// Quiescent, or Stuck with the pending work as the reason.
+// Quiescent, or Stuck with the pending work as the reason. A run whose
+// history reaches its budget (historyBudget) ends Stuck at once, the reason
+// saying so.
 func (w *World) RunUntilQuiet() bool {
 	w.StartLiveness()
 	if w.quietAt >= 0 {
@@ -210,9 +220,13 @@ func (w *World) RunUntilQuiet() bool {
 	deadline := w.sched.now + engine.Time(w.cfg.LivenessBound)
 	for !w.quiet() {
 		at, ok := w.sched.peek()
-		if !ok || at > deadline {
-			w.sched.advanceTo(deadline)
-			reason := w.pendingReport()
+		if over := w.overBudget(); over || !ok || at > deadline {
+			reason := fmt.Sprintf("history budget of %d records spent: ", w.recBudget)
+			if !over {
+				w.sched.advanceTo(deadline)
+				reason = ""
+			}
+			reason += w.pendingReport()
 			w.log.add(hrec{kind: model.Stuck, time: int64(w.sched.now), reason: w.strs.id(reason)})
 			w.tr.begin(w.sched.now, "world", "stuck")
 			w.tr.word(reason)
@@ -308,4 +322,28 @@ func (w *World) pendingReport() string {
 		out += p
 	}
 	return out
+}
+
+// A run's history budget: a run that keeps its nodes busy without end (a
+// client that refuses what the broker resends on every reconnect, as under
+// the alias-above-max canary, where swarm seed 25 retransmitted over a
+// million PUBLISHes in 220 s of its liveness phase and a 2,000-seed shrink
+// bench grew to 22 GB) would record tens of millions of events before its
+// liveness bound passed. A run records about eight per op (reserve), a
+// wrap=long seed about fifteen per message; past budgetBase plus
+// budgetPerOp per op (a burst's messages counted as ops) the run ends as
+// Stuck, so one run's memory is bounded by its plan's size.
+const (
+	budgetBase  = 1 << 20
+	budgetPerOp = 64
+)
+
+// historyBudget is the most history records a run of ops ops (a burst's
+// messages counted) may make.
+func historyBudget(ops int) int { return budgetBase + budgetPerOp*ops }
+
+// overBudget reports whether the run's history reached its budget. A World
+// made without a plan (New, then Apply) has none until reserve sets it.
+func (w *World) overBudget() bool {
+	return w.recBudget > 0 && len(w.log.recs) >= w.recBudget
 }

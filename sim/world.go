@@ -54,6 +54,9 @@ type Config struct {
 	SkipCheck bool
 
 	factory engineFactory // tests plug a fake engine in here
+	// historyBudget, when positive, replaces the run's history budget
+	// (historyBudget): tests reach it in a few thousand records.
+	historyBudget int
 }
 
 // DefaultLivenessBound is the default liveness bound.
@@ -196,26 +199,29 @@ type World struct {
 	// crashes still fire), or a burst of 65,536 would almost never
 	// reach its end.
 	inBurst bool
-	cfg     Config
-	prof    Profile
-	scen    Scenario
-	rnd     *Rand
-	sched   Scheduler
-	nodes   []*node
-	byName  map[string]int32
-	conns   []*conn         // conns[id-1]
-	parked  []engine.ConnID // dials waiting for a partition to heal or the broker to restart
-	phase   phase
-	log     histLog
-	tr      trace
-	stats   Stats
-	obs     observer
-	crashK  int32          // exhaustive-mode node index, -1 if none
-	strs    *strTable      // interned names, topics, payloads, filters
-	evs     worldEvents    // slots boxing the frequent events
-	bytes   byteArena      // copies handed to the engines
-	carve   connCarvers    // conns and the first room of their streams
-	wire    packet.Decoder // decodes what each Send writes (wire.go)
+	// recBudget is the most history records the run may make (see
+	// historyBudget); past it the run ends Stuck.
+	recBudget int
+	cfg       Config
+	prof      Profile
+	scen      Scenario
+	rnd       *Rand
+	sched     Scheduler
+	nodes     []*node
+	byName    map[string]int32
+	conns     []*conn         // conns[id-1]
+	parked    []engine.ConnID // dials waiting for a partition to heal or the broker to restart
+	phase     phase
+	log       histLog
+	tr        trace
+	stats     Stats
+	obs       observer
+	crashK    int32          // exhaustive-mode node index, -1 if none
+	strs      *strTable      // interned names, topics, payloads, filters
+	evs       worldEvents    // slots boxing the frequent events
+	bytes     byteArena      // copies handed to the engines
+	carve     connCarvers    // conns and the first room of their streams
+	wire      packet.Decoder // decodes what each Send writes (wire.go)
 	// wireBuf holds a claimed packet encoded again (wire.go).
 	wireBuf []byte
 	// wireErr is the first Send whose bytes disagreed with its packet.
@@ -364,7 +370,7 @@ func (w *World) node(name string) (*node, error) {
 // to the end of that span.
 func (w *World) RunFor(d engine.Duration) {
 	end := w.sched.now + engine.Time(d)
-	for {
+	for !w.overBudget() {
 		at, ok := w.sched.peek()
 		if !ok || at > end {
 			break
