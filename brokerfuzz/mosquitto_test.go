@@ -20,6 +20,7 @@ var mosquittoFindings = map[string]string{
 	"dup-on-qos0.case":               "not enforced [MQTT-3.3.1-2]",
 	"shared-no-local.case":           "not enforced [MQTT-3.8.3-4]",
 	"suback-from-client.case":        "not enforced [MQTT-3.9.3-2]",
+	"pubrel-reason-code.case":        "not enforced [MQTT-3.6.2-1]",
 }
 
 func TestMosquittoFindings(t *testing.T) {
