@@ -230,11 +230,14 @@ func collectMessages(x *index) []accepted {
 	} else {
 		msgs = make([]accepted, 0, len(x.accs))
 	}
-	byMsg := takeDense[int32](x, len(x.msgs)) // msg id -> index in msgs + 1
-	pending := make([][]int32, len(x.nodes))  // publisher -> accepted, not acknowledged
-	unacked := map[nodeID]int32{}             // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
-	cleanConn := make([]bool, len(x.nodes))   // client -> its last CONNECT asked Clean Start
-	acc := 0                                  // Accepted events so far
+	byMsg := takeDense[int32](x, len(x.msgs))  // msg id -> index in msgs + 1
+	pending := make([][]int32, len(x.nodes))   // publisher -> accepted, not acknowledged
+	unacked := map[nodeID]int32{}              // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
+	cleanConn := make([]bool, len(x.nodes))    // client -> its last CONNECT asked Clean Start
+	kept := map[int32]bool{}                   // msgs pending at a Session Present 1 and not sent since
+	lostSession := map[int32]bool{}            // msgs excused by a Session Present 0 alone
+	crashedSince := make([]bool, len(x.nodes)) // client -> the broker crashed since its last CONNACK
+	acc := 0                                   // Accepted events so far
 	for i, k := range x.kinds {
 		if !messageEvents.has(k) {
 			continue
@@ -259,6 +262,31 @@ func collectMessages(x *index) []accepted {
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Sent && e.Packet.Type == CONNECT:
 			cleanConn[d.node] = e.Packet.Clean
+		case e.Kind == Received && e.Packet.Type == CONNACK && (e.Packet.Sessions || crashedSince[d.node]) && d.node != brokerID:
+			// The session was kept: the client owes its pending messages a
+			// resend now [MQTT-4.4.0-1]; one it never sends again was lost
+			// here, and a later Session Present 0 does not excuse it.
+			for _, j := range pending[d.node] {
+				kept[j] = true
+			}
+			crashedSince[d.node] = false
+		case e.Kind == Crash && d.node == brokerID:
+			clear(unacked) // those receipts may be lost: the publisher's resend is another
+			for n := range crashedSince {
+				crashedSince[n] = true
+			}
+			// A session the broker lost in its own crash is its loss, not
+			// the spec's leave to drop: a later Session Present 0 excuses
+			// none of the messages pending then.
+			for _, p := range pending {
+				for _, j := range p {
+					kept[j] = true
+				}
+			}
+		case e.Kind == Sent && e.Packet.Type == PUBLISH && d.node != brokerID:
+			if j := byMsg[d.msg]; j != 0 {
+				delete(kept, j-1)
+			}
 		case e.Kind == Received && e.Packet.Type == CONNACK && !e.Packet.Sessions && e.Packet.Reason < 0x80 && !cleanConn[d.node],
 			e.Kind == Connected && !e.SessionPresent:
 			// Session Present 0 to Clean Start 0 (read, even by a client
@@ -266,7 +294,9 @@ func collectMessages(x *index) []accepted {
 			// session went with every flow in it [MQTT-3.2.2-5], and what
 			// the broker had not acknowledged may be dropped.
 			for _, j := range pending[d.node] {
-				msgs[j].clean = msgs[j].clean || !msgs[j].owned
+				if !msgs[j].clean && !msgs[j].owned && !kept[j] {
+					msgs[j].clean, lostSession[j] = true, true
+				}
 			}
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
@@ -283,14 +313,15 @@ func collectMessages(x *index) []accepted {
 					unacked[nodeID{d.peer, e.Packet.ID}] = j - 1
 				}
 			}
-		case e.Kind == Sent && d.node == brokerID: // a PUBACK or PUBREC
+		case e.Kind == Sent && d.node == brokerID && (e.Packet.Type == PUBACK || e.Packet.Type == PUBREC):
 			k := nodeID{d.peer, e.Packet.ID}
 			if j, ok := unacked[k]; ok {
 				msgs[j].owned = true
+				if lostSession[j] { // sent again as new after the Session Present 0, and taken
+					msgs[j].clean, lostSession[j] = false, false
+				}
 				delete(unacked, k)
 			}
-		case e.Kind == Crash && d.node == brokerID:
-			clear(unacked) // those receipts may be lost: the publisher's resend is another
 		}
 	}
 	if x.sc != nil {
@@ -300,7 +331,7 @@ func collectMessages(x *index) []accepted {
 }
 
 // messageEvents are the events collectMessages reads.
-var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC, CONNECT), received: typeBits(PUBLISH, CONNACK)}.codes()
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC, CONNECT, PUBLISH), received: typeBits(PUBLISH, CONNACK)}.codes()
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
