@@ -194,6 +194,18 @@ func retainedLive(retain bool) *hb {
 	return b.delivered("s1", "m1", 2)
 }
 
+// retainedQoS1Resent has s1 send two SUBSCRIBEs after retainedLive(true)
+// (t/a at QoS 1, t/# at QoS 2) and deliver the first one's retained copy
+// at QoS 1 on packet id 1, then again with DUP=dup on packet id id: the
+// flow of seed 67315335640, before the second SUBSCRIBE's copy.
+func retainedQoS1Resent(id uint16, dup bool) *hb {
+	b := retainedLive(true)
+	b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 1, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+	b.xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 3, QoS: 2, Filter: "t/#"}).xfer(BrokerNode, "s1", pkt(SUBACK, 3))
+	b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true, Packet: Packet{Type: PUBLISH, ID: 1, QoS: 1}})
+	return b.ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true, Packet: Packet{Type: PUBLISH, ID: id, QoS: 1, Dup: dup}})
+}
+
 // resubscribe has the broker take a SUBSCRIBE of filter from s1 and deliver
 // m1 to it with RETAIN=1 (a retained copy, if the SUBSCRIBE brought it).
 func (b *hb) resubscribe(filter string) *hb {
@@ -220,6 +232,16 @@ func TestInvariantQoS2ExactlyOnceRetained(t *testing.T) {
 			xfer("s1", BrokerNode, Packet{Type: SUBSCRIBE, ID: 2, QoS: 1, Filter: "t/a"}).xfer(BrokerNode, "s1", pkt(SUBACK, 2)).
 			ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true}).
 			ev(Event{Kind: Delivered, Node: "s1", Msg: "m1", Topic: "t/a", QoS: 1, Retain: true})},
+		// Seed 67315335640: a QoS 1 retained copy resent (DUP=1, its packet
+		// id) after a half-open connection, then the QoS 2 copy the second
+		// SUBSCRIBE brought: the resend is not a new copy.
+		{name: "QoS 1 retained copy resent, then the QoS 2 one", h: retainedQoS1Resent(1, true).retainedCopy()},
+		{name: "QoS 1 retained copy resent, then the QoS 2 one twice", h: retainedQoS1Resent(1, true).retainedCopy().retainedCopy(),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "QoS 1 RETAIN=1 copy again on another id takes a SUBSCRIBE", h: retainedQoS1Resent(2, true).retainedCopy(),
+			violate: true, reason: "delivered again at QoS 2"},
+		{name: "QoS 1 RETAIN=1 copy again without DUP takes a SUBSCRIBE", h: retainedQoS1Resent(1, false).retainedCopy(),
+			violate: true, reason: "delivered again at QoS 2"},
 		{name: "RETAIN=1 copy and no SUBSCRIBE after the publish", h: retainedLive(true).retainedCopy(),
 			violate: true, reason: "delivered again at QoS 2"},
 		{name: "RETAIN=1 copy of a message published without RETAIN", h: retainedLive(false).resubscribe("t/a"),
