@@ -24,6 +24,7 @@ import (
 //	                            pubrec=answer|fail ackorder=before|after
 //	                            mut=ackbeforepersist|publishafterpubrel|resendwithoutdup|ignorereceivemax|aliasabovemax
 //	                            aliasesout=N (BrokerConfig.TopicAliasesOut) startid=N (BrokerConfig.StartPacketID)
+//	                            maxpacket=N (BrokerConfig.MaxPacketSize; a CONNACK shows maxpkt=N when not the default)
 //	                            (must come first; the broker is built at the first other command)
 //	show kinds...               which actions are rendered: send close persist timer
 //	at DUR                      set the clock (10s, 1500ms)
@@ -290,6 +291,9 @@ func bsRender(p packet.Packet) string {
 		if p.Props.Present.Has(packet.PropServerKeepAlive) {
 			s += fmt.Sprintf(" serverka=%d", p.Props.ServerKeepAlive)
 		}
+		if p.Props.Present.Has(packet.PropMaximumPacketSize) && p.Props.MaximumPacketSize != DefaultBrokerConfig(BrokerPolicy{}).MaxPacketSize {
+			s += fmt.Sprintf(" maxpkt=%d", p.Props.MaximumPacketSize)
+		}
 		return s
 	case *packet.Publish:
 		s := fmt.Sprintf("PUBLISH q%d", p.QoS)
@@ -542,6 +546,8 @@ func (w *bsWorld) configure(args []string) error {
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":
 			w.cfg.TopicAliasesOut = uint16(n)
+		case "maxpacket":
+			w.cfg.MaxPacketSize = uint32(n)
 		case "subids":
 			w.cfg.SubscriptionIDs = v == "true"
 		case "shared":

@@ -43,7 +43,43 @@ var (
 	// ErrClientInternal: the codec refused a packet the client built (a
 	// broken invariant, reported instead of a panic).
 	ErrClientInternal = errors.New("engine: client: internal error")
+	// ErrClientPacketTooLarge: the packet exceeds the Maximum Packet Size
+	// of the broker's CONNACK, so the client did not send it
+	// [MQTT-3.2.2-15]. The error is a *PacketTooLargeError.
+	ErrClientPacketTooLarge = errors.New("engine: client: packet exceeds the broker's Maximum Packet Size")
 )
+
+// PacketTooLargeError is why the client did not send a packet: its encoded
+// Size exceeds the Maximum Packet Size Max of the broker's CONNACK on the
+// current connection [MQTT-3.2.2-15]. It matches ErrClientPacketTooLarge
+// and, with errors.As, a *packet.Error citing that rule with reason 0x95.
+type PacketTooLargeError struct {
+	Type      packet.Type
+	Size, Max uint32
+}
+
+func (e *PacketTooLargeError) Error() string { return e.codec().Error() }
+
+// Unwrap returns ErrClientPacketTooLarge and the refusal as the codec
+// states one (rule, reason 0x95 Packet too large).
+func (e *PacketTooLargeError) Unwrap() []error {
+	return []error{ErrClientPacketTooLarge, e.codec()}
+}
+
+func (e *PacketTooLargeError) codec() *packet.Error {
+	return &packet.Error{Rule: "MQTT-3.2.2-15", Reason: packet.PacketTooLarge,
+		Msg: fmt.Sprintf("%s of %d bytes exceeds the broker's Maximum Packet Size %d: not sent", e.Type, e.Size, e.Max)}
+}
+
+// tooLarge returns the refusal of a packet of type t encoded in size bytes
+// when it exceeds the broker's Maximum Packet Size on this connection, else
+// nil. MutIgnoreBrokerMaxSize (a canary) never refuses.
+func (c *Client) tooLarge(t packet.Type, size int) error {
+	if c.maxOut == 0 || size <= int(c.maxOut) || c.cfg.Policy.Mutations&MutIgnoreBrokerMaxSize != 0 {
+		return nil
+	}
+	return &PacketTooLargeError{Type: t, Size: uint32(size), Max: c.maxOut}
+}
 
 // clientConnState is where the client is in its connection's life.
 type clientConnState uint8
@@ -95,11 +131,26 @@ const (
 //   - Topic aliases are never sent; the broker's are accepted up to
 //     ClientConfig.TopicAliasMaximum (default 0: none) and kept only for
 //     the connection (client_alias_in.go).
+//   - The broker's Maximum Packet Size (v5 CONNACK) bounds every packet
+//     the client sends on that connection [MQTT-3.2.2-15]; it is unknown,
+//     so nothing is refused, before the CONNACK and between connections.
+//     A PUBLISH, SUBSCRIBE or UNSUBSCRIBE command whose packet exceeds it
+//     fails at once (never Accepted) with a *PacketTooLargeError; a QoS
+//     1/2 message accepted while disconnected and found too large when a
+//     CONNACK starts or resumes its flow fails the same way instead of
+//     being sent (its record deleted). The client sends no Reason String
+//     or User Property, so nothing could be dropped to fit. Its other
+//     packets are at most 5 bytes: a CONNACK announcing less is refused
+//     (the connection closed, the Connect failed). Choice: a QoS 2
+//     message that left on an earlier connection and no longer fits a
+//     smaller limit fails too, and its id is free again, though the
+//     broker may still hold it awaiting PUBREL (only a broker whose
+//     limit shrinks between connections does that).
 //   - Not implemented: Will messages, username/password, enhanced AUTH,
 //     enforcement of the client's own Receive Maximum on incoming
-//     PUBLISHes, and the broker's Maximum QoS, Retain Available and
-//     Maximum Packet Size (a publish the broker refuses fails through its
-//     ack, or the broker closes the connection).
+//     PUBLISHes, and the broker's Maximum QoS and Retain Available (a
+//     publish the broker refuses fails through its ack, or the broker
+//     closes the connection).
 type Client struct {
 	cfg  ClientConfig
 	v    packet.Version
@@ -129,6 +180,7 @@ type Client struct {
 	will           *Will // the will of the current connection attempt
 
 	keepAlive Duration // effective keep alive, 0 = off
+	maxOut    uint32   // the broker's Maximum Packet Size on this connection (CONNACK), 0 = none known [MQTT-3.2.2-15]
 	lastSend  Time
 	pingOut   bool
 

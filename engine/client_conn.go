@@ -91,8 +91,16 @@ func (c *Client) connectPacket() *packet.Connect {
 	return p
 }
 
-// handleConnack settles Session Present, sets up keep alive and the send
-// quota, and resends or starts the clientOutbound flows.
+// clientMinPacketLimit is the largest packet the client sends besides
+// PUBLISH, SUBSCRIBE and UNSUBSCRIBE (which fail one by one when too
+// large): a v5 PUBACK, PUBREC, PUBREL or PUBCOMP with a reason code, 5
+// bytes. A broker's Maximum Packet Size below it is refused
+// [MQTT-3.2.2-15].
+const clientMinPacketLimit = 5
+
+// handleConnack settles Session Present, sets up keep alive, the send
+// quota and the broker's Maximum Packet Size, and resends or starts the
+// clientOutbound flows.
 func (c *Client) handleConnack(p *packet.Connack) {
 	if c.state != csConnecting {
 		c.protocolError(clientErr(packet.ProtocolError, "MQTT-3.2.0-2", "second CONNACK"))
@@ -121,6 +129,16 @@ func (c *Client) handleConnack(p *packet.Connack) {
 	}
 	if c.forceClean && !c.cfg.CleanStart && c.v != packet.V5 {
 		c.wipeDone()
+		return
+	}
+	if p.Props.Present.Has(packet.PropMaximumPacketSize) && p.Props.MaximumPacketSize < clientMinPacketLimit &&
+		c.cfg.Policy.Mutations&MutIgnoreBrokerMaxSize == 0 {
+		// [MQTT-3.2.2-15] the client could not even acknowledge a PUBLISH.
+		err := fmt.Errorf("%w: the broker's Maximum Packet Size %d is below the %d bytes of the client's acknowledgements",
+			ErrClientPacketTooLarge, p.Props.MaximumPacketSize, clientMinPacketLimit)
+		c.complete(c.connectCmd, Failed, err)
+		c.connectPending = false
+		c.closeConn(err)
 		return
 	}
 	if !p.SessionPresent && c.hasState() {
@@ -159,7 +177,8 @@ func (c *Client) wipeDone() {
 	}
 }
 
-// applyConnackProps takes the send quota and keep alive from CONNACK.
+// applyConnackProps takes the send quota, keep alive and Maximum Packet
+// Size from CONNACK.
 func (c *Client) applyConnackProps(p *packet.Connack) {
 	quota := int(c.cfg.InflightWindow)
 	ka := c.cfg.KeepAlive
@@ -171,6 +190,10 @@ func (c *Client) applyConnackProps(p *packet.Connack) {
 		if p.Props.Present.Has(packet.PropServerKeepAlive) {
 			ka = p.Props.ServerKeepAlive // [MQTT-3.2.2-21]
 		}
+	}
+	c.maxOut = 0
+	if c.v == packet.V5 && p.Props.Present.Has(packet.PropMaximumPacketSize) {
+		c.maxOut = p.Props.MaximumPacketSize // [MQTT-3.2.2-15] bounds what the client sends on this connection
 	}
 	c.out.resetQuota(quota) // the quota is per connection [MQTT-4.9.0-1]
 	c.keepAlive = Duration(ka) * Second
@@ -235,6 +258,7 @@ func (c *Client) connLost(err error) {
 	c.state = csIdle
 	c.dec = nil
 	c.pingOut = false
+	c.maxOut = 0 // the next connection's CONNACK says
 	c.failRequests(err)
 	c.dropOnConnLoss()
 	c.in.connLost()

@@ -120,6 +120,11 @@ func (c *Client) handlePublishCmd(e Publish) {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
 		return
 	}
+	if err := c.tooLarge(packet.PUBLISH, len(m.wire)); err != nil && c.state == csConnected {
+		c.out.ids.Free(id)
+		c.complete(e.Cmd, Failed, err) // [MQTT-3.2.2-15] never Accepted
+		return
+	}
 	m.pkt.Payload = m.wire[len(m.wire)-len(e.Payload):] // own the payload
 	m.seq = c.out.nextSeq
 	c.out.nextSeq++
@@ -160,6 +165,10 @@ func (c *Client) publishQoS0(e Publish) {
 		c.complete(e.Cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
 		return
 	}
+	if err := c.tooLarge(packet.PUBLISH, len(data)); err != nil {
+		c.complete(e.Cmd, Failed, err) // [MQTT-3.2.2-15]
+		return
+	}
 	p.Payload = data[len(data)-len(e.Payload):]
 	c.sendBytes(data, p)
 	c.complete(e.Cmd, Accepted, nil)
@@ -167,6 +176,8 @@ func (c *Client) publishQoS0(e Publish) {
 
 // pump sends queued PUBLISHes in order while the quota allows
 // [MQTT-3.3.4-7] [MQTT-4.9.0-2]. Other packets never wait [MQTT-3.3.4-8].
+// A message too large for the broker's Maximum Packet Size fails instead
+// of leaving [MQTT-3.2.2-15] and takes no quota.
 func (c *Client) pump() {
 	o := &c.out
 	for o.quota > 0 && o.head < len(o.pending) && c.state == csConnected {
@@ -174,6 +185,10 @@ func (c *Client) pump() {
 		o.pending[o.head] = nil
 		o.head++
 		if m.done || m.state != coPublished {
+			continue
+		}
+		if err := c.tooLarge(packet.PUBLISH, len(m.wire)); err != nil {
+			c.dropOut(m, err) // [MQTT-3.2.2-15] failed, not sent
 			continue
 		}
 		c.sendPublish(m)

@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 // events and hand-fed broker packets and compare every action it returns.
 //
 //	config preset=fixed v=5 ka=60 window=10 rm=65535 clean=0 aliasmax=N startid=N mut=resend-nodup
+//	(a Complete failed for the broker's Maximum Packet Size ends in "too-large";
+//	recv CONNACK takes sp=, rm=, ka= and maxsize=)
 //	       will=topic:qos:retain:payload[:delay]
 //	at 10s                          set the virtual time
 //	> connect 1 [clean]             an event (see scriptEvent)
@@ -171,6 +174,9 @@ func (h *harness) summary(a Action) string {
 		}
 		if a.Session {
 			s += " sp=1"
+		}
+		if errors.Is(a.Err, ErrClientPacketTooLarge) {
+			s += " too-large"
 		}
 		return s
 	}
@@ -345,6 +351,11 @@ func parsePacket(spec string) (packet.Packet, error) {
 			p.Props.Present = p.Props.Present.With(packet.PropServerKeepAlive)
 			p.Props.ServerKeepAlive = uint16(n)
 		}
+		if v, ok := m["maxsize"]; ok {
+			n, _ := strconv.Atoi(v)
+			p.Props.Present = p.Props.Present.With(packet.PropMaximumPacketSize)
+			p.Props.MaximumPacketSize = uint32(n)
+		}
 		return p, nil
 	case "PUBLISH":
 		p := &packet.Publish{QoS: packet.QoS(atoi(m, "q")), PacketID: id, Dup: m["dup"] == "1", Retain: m["retain"] == "1",
@@ -453,7 +464,7 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
 		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel,
 		"keep-alive-on-receive": MutKeepAliveOnReceive, "packet-id-zero": MutPacketIDZero,
-		"republish-lost-qos2": MutRepublishLostQoS2}
+		"republish-lost-qos2": MutRepublishLostQoS2, "ignore-broker-max-size": MutIgnoreBrokerMaxSize}
 	if v, ok := m["mut"]; ok {
 		mu, ok := mutations[v]
 		if !ok {

@@ -65,8 +65,9 @@ func (c *Client) handleUnsubscribeCmd(e Unsubscribe) {
 	})
 }
 
-// sendRequest allocates an id, encodes the clientRequest (an invalid one fails the
-// command, not the connection) and sends it.
+// sendRequest allocates an id, encodes the clientRequest (an invalid one, or
+// one too large for the broker [MQTT-3.2.2-15], fails the command, not the
+// connection) and sends it.
 func (c *Client) sendRequest(cmd CmdID, typ packet.Type, n int, build func(uint16) packet.Packet) {
 	if c.state != csConnected {
 		c.complete(cmd, Failed, ErrClientNotConnected)
@@ -82,6 +83,11 @@ func (c *Client) sendRequest(cmd CmdID, typ packet.Type, n int, build func(uint1
 	if err != nil {
 		c.out.ids.Free(id)
 		c.complete(cmd, Failed, fmt.Errorf("%w: %w", ErrClientBadCommand, err))
+		return
+	}
+	if err := c.tooLarge(typ, len(data)); err != nil {
+		c.out.ids.Free(id)
+		c.complete(cmd, Failed, err) // [MQTT-3.2.2-15]
 		return
 	}
 	c.reqs = append(c.reqs, &clientRequest{id: id, cmd: cmd, typ: typ, n: n})

@@ -118,6 +118,7 @@ const (
 	MutHalfDelete                                  // broker: discard a session without its tombstone, deleting its session and subscription records but not its message records, so a restart gives them to the client id's next session (half the old session) [MQTT-3.1.2-4]
 	MutExpiryRestart                               // broker: a restart restarts every restored session's expiry clock (offline time = restart), so a session offline across a crash outlives its Session Expiry Interval [MQTT-4.1.0-2]
 	MutRepublishLostQoS2                           // client: after Session Present 0, publish the lost session's QoS 2 messages already sent again as new messages, so one the broker had gets delivered twice [MQTT-3.2.2-5] [MQTT-4.3.3-10]
+	MutIgnoreBrokerMaxSize                         // client: ignore the broker's Maximum Packet Size (CONNACK) and send packets of any size [MQTT-3.2.2-15]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -164,7 +165,8 @@ var (
 		"keep-alive-on-receive", "shared-drop-on-end", "shared-to-all", "alias-above-max", "no-pump-on-ack",
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
-		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2"}
+		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2",
+		"ignore-broker-max-size"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

@@ -56,8 +56,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutRepublishLostQoS2 != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutRepublishLostQoS2))
+	if MutIgnoreBrokerMaxSize != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutIgnoreBrokerMaxSize))
 	}
 }
 
