@@ -87,7 +87,7 @@
 //	BrokerKeepAlive the broker closes a connection for keep-alive only after 1.5 × Keep Alive (or Server Keep Alive) without a whole packet from the client (brokerkeepalive.go) [MQTT-3.1.2-22] [MQTT-3.1.2-24]
 //	TopicAlias      each Topic Alias a client receives is within the Topic Alias Maximum of its CONNECT (none when it announced none), and one sent alone was set earlier on the same connection (topicalias.go) [MQTT-3.3.2-11] [MQTT-3.1.2-27] [MQTT-3.3.2-7]
 //	SubscriptionIDs a first PUBLISH to a v5 client carries the Subscription Identifiers (Packet.SubIDs; a SUBSCRIBE's is its one) of the subscriptions it is sent for: every matching ordinary subscription's in the session's copy, the shared subscription's in a group's copy (subids.go) [MQTT-3.3.4-3] [MQTT-3.3.4-4] [MQTT-3.3.4-5]
-//	MaxPacketSize   no PUBLISH the broker sends a client is larger (Packet.Size, the encoded size the wire carried) than the Maximum Packet Size of that connection's CONNECT (packetsize.go) [MQTT-3.1.2-25]
+//	MaxPacketSize   no PUBLISH the broker sends a client is larger (Packet.Size, the encoded size the wire carried) than the Maximum Packet Size of that connection's CONNECT [MQTT-3.1.2-25]; none a client sends the broker is larger than that of the broker's CONNACK, and a client's refusal of one as too large is due (packetsize.go) [MQTT-3.2.2-15]
 //	DollarTopics    no copy of a message on a topic starting with '$' reaches a client through a filter whose first level is # or + (routing.go) [MQTT-4.7.2-1]
 //
 // A shared subscription's filter counts in routing as its topic filter:

@@ -127,7 +127,7 @@ type Packet struct {
 	// Retain Handling in bits 4-5 (see RetainHandling).
 	Opts      uint8
 	KeepAlive uint16 // CONNECT: Keep Alive in seconds; CONNACK: Server Keep Alive (0 when absent)
-	MaxSize   uint32 // CONNECT: the v5 Maximum Packet Size the client accepts (0 when absent: no limit)
+	MaxSize   uint32 // CONNECT, CONNACK: the v5 Maximum Packet Size the client, or the broker, accepts (0 when absent: no limit)
 	// Size: a PUBLISH's encoded size on the wire in bytes, fixed header
 	// included (MQTT 5.0 §3.1.2.11.4: what a Maximum Packet Size bounds);
 	// 0 when not recorded.

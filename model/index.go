@@ -85,7 +85,7 @@ func codeOf(k Kind, typ uint8) uint8 {
 type evIDs struct {
 	node int32 // Node
 	peer int32 // Peer as recorded (possibly emptyID)
-	msg  int32 // Msg of Accepted, Acknowledged, Delivered; Packet.Msg of Sent, Received; else 0
+	msg  int32 // Msg of Accepted, Acknowledged, Delivered, Dropped, Refused; Packet.Msg of Sent, Received; else 0
 }
 
 // Reserved node ids.
@@ -148,6 +148,10 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 		case Dropped:
 			d.msg = x.msgID(e.Msg)
 			x.dropped = true
+		case Refused:
+			if e.Msg != "" {
+				d.msg = x.msgID(e.Msg)
+			}
 		case Subscribed:
 			x.roles[d.node] |= RoleSubscriber
 		case Sent, Received:

@@ -101,7 +101,9 @@ const (
 	SubscriptionIDs
 	// MaxPacketSize: the broker never sends a client a PUBLISH larger than
 	// the Maximum Packet Size the client announced in the CONNECT of that
-	// connection [MQTT-3.1.2-25] (packetsize.go).
+	// connection [MQTT-3.1.2-25]; a client never sends the broker one
+	// larger than the Maximum Packet Size of the broker's CONNACK, and
+	// refuses as too large only one that is [MQTT-3.2.2-15] (packetsize.go).
 	MaxPacketSize
 	// DollarTopics: no copy of a message on a topic starting with '$'
 	// reaches a client through a filter whose first level is a wildcard

@@ -205,31 +205,58 @@ func (s *sizeLimits) excused(m *accepted, c int32) bool {
 	return false
 }
 
-// CheckMaxPacketSize checks that the broker never sends a client a PUBLISH
-// whose encoded size (Packet.Size, as the wire carried it) exceeds the
-// Maximum Packet Size the client announced in the CONNECT of that
-// connection [MQTT-3.1.2-25]: once per connection, at its first such
-// PUBLISH. A PUBLISH without a recorded size is not judged.
+// CheckMaxPacketSize checks both directions of the Maximum Packet Size.
+// The broker never sends a client a PUBLISH whose encoded size
+// (Packet.Size, as the wire carried it) exceeds the Maximum Packet Size the
+// client announced in the CONNECT of that connection [MQTT-3.1.2-25]; a
+// client never sends the broker a PUBLISH larger than the Maximum Packet
+// Size of the broker's CONNACK on that connection [MQTT-3.2.2-15]. Each is
+// reported once per connection, at its first such PUBLISH. A client's
+// Refused PUBLISH that cites [MQTT-3.2.2-15] must be due: its size
+// (Packet.Size) above the limit of the client's last CONNACK (a refusal of
+// a PUBLISH that fits withholds a message the spec lets through). A
+// PUBLISH or refusal without a recorded size is not judged.
 func CheckMaxPacketSize(h *History) []Violation { return checkMaxPacketSize(newIndex(h)) }
 
 // maxSizeEvents are the events checkMaxPacketSize reads.
-var maxSizeEvents = eventSet{sent: typeBits(PUBLISH), received: typeBits(CONNECT)}.codes()
+var maxSizeEvents = eventSet{kinds: kindBits(Refused), sent: typeBits(PUBLISH, CONNECT), received: typeBits(CONNECT, CONNACK)}.codes()
+
+// sizeConn is one side of a connection as checkMaxPacketSize follows it:
+// the limit its peer announced, where, and whether it was reported.
+type sizeConn struct {
+	max      uint32
+	connect  int32 // the broker's Received CONNECT; the client's Received CONNACK (-1: none yet)
+	reported bool
+}
 
 func checkMaxPacketSize(x *index) []Violation {
-	type conn struct {
-		max      uint32
-		connect  int32 // the broker's Received CONNECT
-		reported bool
+	conns := make([]sizeConn, len(x.nodes))   // the broker's side, per client
+	clients := make([]sizeConn, len(x.nodes)) // each client's side: the broker's limit
+	for i := range clients {
+		clients[i].connect = -1
 	}
-	conns := make([]conn, len(x.nodes))
 	var out []Violation
 	for i, k := range x.kinds {
-		if !maxSizeEvents.has(k) || x.ev[i].node != brokerID {
+		if !maxSizeEvents.has(k) {
 			continue
 		}
-		c, p := &conns[x.ev[i].peer], &x.h.Events[i].Packet
+		e, d := &x.h.Events[i], &x.ev[i]
+		p := &e.Packet
+		if d.node != brokerID {
+			if d.peer != brokerID && k.kind != Refused {
+				continue
+			}
+			if v := judgeClientSize(&clients[d.node], i, k.kind, e); v != "" {
+				out = append(out, NewViolation(MaxPacketSize, i, e.Node, v, int(clients[d.node].connect)))
+			}
+			continue
+		}
+		if k.kind == Sent && p.Type != PUBLISH || k.kind == Received && p.Type != CONNECT {
+			continue
+		}
+		c := &conns[d.peer]
 		if k.kind == Received {
-			*c = conn{max: p.MaxSize, connect: int32(i)}
+			*c = sizeConn{max: p.MaxSize, connect: int32(i)}
 			continue
 		}
 		if c.max == 0 || p.Size <= c.max || c.reported {
@@ -238,7 +265,39 @@ func checkMaxPacketSize(x *index) []Violation {
 		c.reported = true
 		out = append(out, NewViolation(MaxPacketSize, i, BrokerNode, fmt.Sprintf(
 			"a %d-byte PUBLISH of msg %q sent to %s, whose CONNECT announced a Maximum Packet Size of %d [MQTT-3.1.2-25]",
-			p.Size, p.Msg, x.nodes[x.ev[i].peer], c.max), int(c.connect)))
+			p.Size, p.Msg, x.nodes[d.peer], c.max), int(c.connect)))
 	}
 	return out
+}
+
+// judgeClientSize follows one client's event e (step i) towards the broker
+// and returns why it breaks [MQTT-3.2.2-15], or "". c is the client's
+// connection as its events show it: its CONNECT clears the limit, the
+// broker's CONNACK sets it.
+func judgeClientSize(c *sizeConn, i int, k Kind, e *Event) string {
+	p := &e.Packet
+	switch {
+	case k == Sent && p.Type == CONNECT:
+		c.max, c.connect, c.reported = 0, -1, false
+	case k == Received && p.Type == CONNACK:
+		c.max, c.connect = p.MaxSize, int32(i)
+	case k == Sent && p.Type == PUBLISH:
+		if c.max == 0 || p.Size <= c.max || c.reported {
+			return ""
+		}
+		c.reported = true
+		return fmt.Sprintf("a %d-byte PUBLISH of msg %q sent to the broker, whose CONNACK announced a Maximum Packet Size of %d [MQTT-3.2.2-15]",
+			p.Size, p.Msg, c.max)
+	case k == Refused && refusedTooLarge(e) && p.Size != 0:
+		if c.max != 0 && p.Size > c.max {
+			return ""
+		}
+		limit := "no Maximum Packet Size on this connection"
+		if c.max != 0 {
+			limit = fmt.Sprintf("a Maximum Packet Size of %d", c.max)
+		}
+		return fmt.Sprintf("a %d-byte PUBLISH of msg %q refused as too large for the broker, whose CONNACK announced %s: it was due to be sent [MQTT-3.2.2-15]",
+			p.Size, e.Msg, limit)
+	}
+	return ""
 }

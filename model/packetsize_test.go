@@ -146,3 +146,44 @@ func TestMaxPacketSize(t *testing.T) {
 			func(b *hb) *hb { return reconnect(b, max(100)) }, sent(101)), violate: true, reason: "Maximum Packet Size of 100"},
 	})
 }
+
+// TestMaxPacketSizeToBroker: a client sends no PUBLISH larger than the
+// Maximum Packet Size of the broker's CONNACK on that connection, and
+// refuses as too large only a PUBLISH that exceeds it [MQTT-3.2.2-15]; a
+// message so refused is owed to no one (NoLoss).
+func TestMaxPacketSizeToBroker(t *testing.T) {
+	// conn is p1 connecting to a broker whose CONNACK announces max (0:
+	// none), with a subscriber s1 on t/# at QoS 1.
+	conn := func(max uint32) *hb {
+		b := newHB().subscribe("s1").opened("p1")
+		b.xfer("p1", BrokerNode, Packet{Type: CONNECT})
+		b.xfer(BrokerNode, "p1", Packet{Type: CONNACK, MaxSize: max})
+		return b.ev(Event{Kind: Connected, Node: "p1", Peer: BrokerNode, Version: 5})
+	}
+	pub := func(size uint32) Packet {
+		p := publish(1, 1, false, "m1")
+		p.Topic, p.Size = "t/a", size
+		return p
+	}
+	// refused is p1's engine refusing m1 (size bytes) for the broker's limit.
+	refused := func(b *hb, size uint32) *hb {
+		return b.ev(Event{Kind: Refused, Node: "p1", Peer: BrokerNode, Msg: "m1", Topic: "t/a", QoS: 1,
+			Reason: "[MQTT-3.2.2-15] PUBLISH too large", Packet: Packet{Type: PUBLISH, QoS: 1, Size: size}})
+	}
+	runInvariantCases(t, MaxPacketSize, []invariantCase{
+		{name: "one byte over", h: conn(100).sent("p1", BrokerNode, pub(101)), violate: true, reason: "whose CONNACK announced a Maximum Packet Size of 100"},
+		{name: "exactly the maximum", h: conn(100).sent("p1", BrokerNode, pub(100))},
+		{name: "no limit", h: conn(0).sent("p1", BrokerNode, pub(5000))},
+		{name: "a new CONNECT forgets the limit", h: conn(100).closed("p1").opened("p1").sent("p1", BrokerNode, Packet{Type: CONNECT}).sent("p1", BrokerNode, pub(101))},
+		{name: "refused when over", h: refused(conn(100), 101)},
+		{name: "refused though it fits", h: refused(conn(100), 100), violate: true, reason: "it was due to be sent"},
+		{name: "refused without a limit", h: refused(conn(0), 101), violate: true, reason: "no Maximum Packet Size"},
+		{name: "refusal without a size", h: refused(conn(100), 0)},
+	})
+	runInvariantCases(t, NoLoss, []invariantCase{
+		{name: "accepted, then refused", h: refused(conn(100).accepted("p1", "m1", 1), 101).liveness()},
+		{name: "accepted, never sent", h: conn(100).accepted("p1", "m1", 1).liveness(), violate: true},
+		{name: "refused, but the broker owned it before", h: refused(conn(100).accepted("p1", "m1", 1).
+			xfer("p1", BrokerNode, pub(90)).xfer(BrokerNode, "p1", pkt(PUBACK, 1)), 101).liveness(), violate: true},
+	})
+}

@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Refused publications. In MQTT 5.0 a receiver that does not accept a
 // PUBLISH answers it with a PUBACK (QoS 1) or PUBREC (QoS 2) whose Reason
 // Code is 0x80 or more (§3.4.2.1, §3.5.2.1: 0x80 "does not accept the
@@ -13,13 +15,34 @@ package model
 // the checks that owe copies (NoLoss, SharedDelivery, FlowResume, Retained)
 // owe none of it. 3.1.1 has no reason codes in PUBACK or PUBREC: nothing
 // is refused there.
+//
+// A publisher's own client may refuse it too: a PUBLISH larger than the
+// Maximum Packet Size of the broker's CONNACK must not be sent
+// [MQTT-3.2.2-15], so an engine fails such a message to its application
+// instead (a Refused event citing that rule, after the Accepted when the
+// message waited for a connection). Nothing of it reached the broker on
+// that connection: it is owed to no one either, unless the broker
+// acknowledged a PUBLISH of it with success before (MaxPacketSize judges
+// whether the refusal was due).
 
 // refusedEvents are the events refusedMsgs reads.
-var refusedEvents = eventSet{sent: typeBits(PUBLISH, PUBACK, PUBREC), received: typeBits(PUBLISH, PUBACK, PUBREC)}.codes()
+var refusedEvents = eventSet{kinds: kindBits(Refused), sent: typeBits(PUBLISH, PUBACK, PUBREC), received: typeBits(PUBLISH, PUBACK, PUBREC)}.codes()
+
+// brokerMaxRule is the rule a client cites when it refuses to send a
+// packet larger than the broker's Maximum Packet Size.
+const brokerMaxRule = "[MQTT-3.2.2-15]"
+
+// refusedTooLarge reports whether e is a client's Refused PUBLISH for the
+// broker's Maximum Packet Size [MQTT-3.2.2-15].
+func refusedTooLarge(e *Event) bool {
+	return e.Kind == Refused && e.Packet.Type == PUBLISH && strings.HasPrefix(e.Reason, brokerMaxRule)
+}
 
 // refusedMsgs returns, per message id of x, whether the broker refused
 // the message: it answered some PUBLISH of it from a client with a PUBACK
-// or PUBREC of reason code >= 0x80, and none with one below 0x80. One
+// or PUBREC of reason code >= 0x80, or its publisher's client refused it
+// as too large for the broker, and the broker answered none with a code
+// below 0x80. One
 // success answer is enough for the message to be owed: the broker owned
 // it then [MQTT-4.3.2-4] [MQTT-4.3.3-8], whatever it answered a resend
 // later. An answer is tied to the last PUBLISH the broker received from
@@ -43,6 +66,12 @@ func refusedMsgs(x *index) []bool {
 		p := &e.Packet
 		var msg int32
 		switch {
+		case e.Kind == Refused:
+			if refusedTooLarge(e) && d.msg != 0 {
+				state[d.msg] |= gotRefusal // never sent to the broker [MQTT-3.2.2-15]
+				seen = true
+			}
+			continue
 		case p.Type == PUBLISH && p.QoS > 0 && e.Kind == Received && d.node == brokerID:
 			in[uint64(d.peer)<<16|uint64(p.ID)] = d.msg
 			continue

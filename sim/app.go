@@ -193,11 +193,18 @@ func (w *World) handleDeliverApp(n *node, a engine.Deliver) {
 // handleComplete is the applications hearing a command's outcome.
 func (w *World) handleComplete(n *node, a engine.Complete) {
 	i := n.app.cmds.find(a.Cmd)
+	now := int64(w.sched.now)
 	if i < 0 {
+		// A message restored from the engine's records after a crash took
+		// its command from the application's memory: it may still fail,
+		// too large for the broker's Maximum Packet Size [MQTT-3.2.2-15].
+		if ci, ok := w.obs.restoredPublish(n.idx, a.Cmd); ok && a.Result == engine.Failed && errors.Is(a.Err, engine.ErrClientPacketTooLarge) {
+			w.refused(n, a.Err, ci, now)
+			w.publishTooLarge(n, a.Cmd, ci)
+		}
 		return
 	}
 	ci := n.app.cmds[i].cmdInfo
-	now := int64(w.sched.now)
 	if a.Result == engine.Failed {
 		w.refused(n, a.Err, ci, now)
 	}
@@ -245,9 +252,11 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 // refused records model Refused when a command failed because the client
 // engine's own codec refused the packet it built for it (err holds a
 // *packet.Error): the world's commands are valid, so the engine built a
-// bad packet, such as one with packet id 0 after its counter wrapped. A
-// failure for any other reason (not connected, session discarded, the
-// broker's refusal) is not recorded.
+// bad packet, such as one with packet id 0 after its counter wrapped; or
+// because the packet exceeds the broker's Maximum Packet Size (an
+// *engine.PacketTooLargeError, whose size the event's Packet.Size keeps)
+// [MQTT-3.2.2-15]. A failure for any other reason (not connected, session
+// discarded, the broker's refusal) is not recorded.
 func (w *World) refused(n *node, err error, ci cmdInfo, now int64) {
 	var pe *packet.Error
 	if !errors.As(err, &pe) {
@@ -264,6 +273,10 @@ func (w *World) refused(n *node, err error, ci cmdInfo, now int64) {
 		r.filter, r.pkt = ci.tid, cpacket{typ: uint8(packet.UNSUBSCRIBE)}
 	default:
 		return
+	}
+	var tl *engine.PacketTooLargeError
+	if errors.As(err, &tl) {
+		r.pkt.size = tl.Size // what the broker's Maximum Packet Size refused [MQTT-3.2.2-15]
 	}
 	w.log.add(r)
 }
@@ -284,6 +297,20 @@ func (w *World) handlePublishDone(n *node, a engine.Complete, ci cmdInfo, now in
 		w.obs.acknowledged(n.idx, a.Cmd)
 	default:
 		n.app.cmds.del(a.Cmd)
+		if errors.Is(a.Err, engine.ErrClientPacketTooLarge) {
+			w.publishTooLarge(n, a.Cmd, ci)
+		}
+	}
+}
+
+// publishTooLarge: client n's engine failed the publish of command cmd as
+// too large for the broker [MQTT-3.2.2-15]; when it was Accepted first (it
+// waited for a connection, and a CONNACK's limit stopped it) it never
+// left, and nothing is owed of it any more.
+func (w *World) publishTooLarge(n *node, cmd engine.CmdID, ci cmdInfo) {
+	if _, ok := w.obs.restoredPublish(n.idx, cmd); ok {
+		w.obs.acknowledged(n.idx, cmd)
+		w.obs.forget(ci.msg)
 	}
 }
 

@@ -122,8 +122,10 @@
 // claimed, fail the run with Result.Err wrapping ErrWireMismatch (wire.go):
 // a bug that builds the right packet and writes other bytes cannot hide.
 // A command that fails because the client engine's own codec refused the
-// packet it built (a *packet.Error, such as packet id 0 after a wrap) is
-// recorded as model.Refused, which the model judges.
+// packet it built (a *packet.Error, such as packet id 0 after a wrap), or
+// refused it as larger than the broker's Maximum Packet Size (an
+// *engine.PacketTooLargeError, [MQTT-3.2.2-15]), is recorded as
+// model.Refused, which the model judges.
 //
 // Both are recorded compactly during the run and built only when asked for,
 // which is why Result.History, Result.Trace and Result.Checksum are methods

@@ -87,7 +87,7 @@ func (w *World) intern(b []byte) string { return w.strs.strs[w.internID(b)] }
 type cpacket struct {
 	topic, msg, payload, filter uint32
 	expiry                      uint32 // Expiry
-	size                        uint32 // a CONNECT's MaxSize, a PUBLISH's Size (its encoded size)
+	size                        uint32 // a CONNECT's or CONNACK's MaxSize, a PUBLISH's Size (its encoded size)
 	id                          uint16
 	alias                       uint16 // TopicAlias: a PUBLISH's Topic Alias, a CONNECT's Topic Alias Maximum
 	subids                      uint32 // SubIDs: the string id of their bytes (subIDsID)
@@ -177,7 +177,7 @@ func (w *World) compactPacket(p packet.Packet) cpacket {
 	case uint8(packet.CONNECT):
 		c.id, c.filter, c.size = s.KeepAlive, s.WillDelay, s.MaxSize
 	case uint8(packet.CONNACK):
-		c.id = s.KeepAlive
+		c.id, c.size = s.KeepAlive, s.MaxSize
 	case uint8(packet.SUBSCRIBE):
 		c.reason = s.Opts
 	case uint8(packet.DISCONNECT):

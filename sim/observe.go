@@ -79,9 +79,24 @@ type sub struct {
 // published it: message ids need not be unique (every empty publish has
 // the id ""), command ids are.
 type pubCmd struct {
-	cmd   engine.CmdID
-	msg   uint32
-	owned bool // the broker acknowledged it (PUBACK, PUBREC < 0x80)
+	cmd    engine.CmdID
+	msg    uint32
+	tid    uint32 // its topic, a string id
+	qos    uint8
+	retain bool
+	owned  bool // the broker acknowledged it (PUBACK, PUBREC < 0x80)
+}
+
+// restoredPublish returns the publish of publisher p's command cmd that the
+// observer still holds unacknowledged: a message a crash took from the
+// application's memory but not from the engine's records.
+func (o *observer) restoredPublish(p int32, cmd engine.CmdID) (cmdInfo, bool) {
+	i := slices.IndexFunc(o.unacked[p], func(u pubCmd) bool { return u.cmd == cmd })
+	if i < 0 {
+		return cmdInfo{}, false
+	}
+	u := &o.unacked[p][i]
+	return cmdInfo{kind: cmdPublish, msg: u.msg, tid: u.tid, qos: u.qos, retain: u.retain}, true
 }
 
 // filterReq is what the broker's last received request on a filter left:
@@ -387,11 +402,14 @@ func (o *observer) unsubscribed(w *World, c int32, filter string) {
 // may expire first, none to a subscriber whose Maximum Packet Size it may
 // exceed [MQTT-3.1.2-25].
 func (o *observer) accepted(w *World, from int32, cmd engine.CmdID, ci *cmdInfo) {
-	if ci.qos == 0 || ci.expiry != 0 {
+	if ci.qos == 0 {
 		return
 	}
 	msg, topic := ci.msg, w.strs.strs[ci.tid]
-	o.unacked[from] = append(o.unacked[from], pubCmd{cmd: cmd, msg: msg})
+	o.unacked[from] = append(o.unacked[from], pubCmd{cmd: cmd, msg: msg, tid: ci.tid, qos: ci.qos, retain: ci.retain})
+	if ci.expiry != 0 {
+		return // (unacked, for restoredPublish: nothing is owed of it here)
+	}
 	if w.scen.Name == SwarmScenario { // only swarm unsubscribes
 		for int(msg) >= len(o.topics) {
 			o.topics = append(o.topics, 0)

@@ -45,6 +45,9 @@ type swarmGen struct {
 	// TopicAliasesOut when aliases is on.
 	aliases, dollar bool
 	aliasesOut      uint16
+	// brokerMax: the broker's Maximum Packet Size, 0 for the default
+	// (swarm_brokermax.go).
+	brokerMax uint32
 	// topics and wildcardList are the topics published to and the
 	// wildcard filters (swarmTopics and swarmWildcards, or with dollar on
 	// dollarTopics and dollarWildcards).
@@ -122,6 +125,7 @@ func (s *swarmGen) drawDims() {
 	} {
 		*d.on = wl.on(d.dim, r, d.num, d.den)
 	}
+	s.drawBrokerMax()
 	s.drawWrap()
 	s.drawExhaust()
 	if s.longWrap {
@@ -229,6 +233,12 @@ func (s *swarmGen) declare() {
 			bc = &NodeConfig{}
 		}
 		bc.Aliases = s.aliasesOut
+	}
+	if s.brokerMax != 0 {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.MaxSize = s.brokerMax
 	}
 	if bc != nil {
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})
@@ -391,6 +401,7 @@ func (s *swarmGen) publishOp(c *swarmClient) Op {
 	}
 	if s.payload && op.Flags&FlagEmpty == 0 && r.Chance(1, 3) {
 		op.Pad = uint16(Pick(r, []int{r.IntN(64), 200 + r.IntN(400), 1000 + r.IntN(3000)}))
+		s.fitBrokerMax(c, &op)
 	}
 	return op
 }

@@ -156,10 +156,10 @@ func TestSwarmSharedSubIDsShape(t *testing.T) {
 		}
 		return broker, joins, withID
 	}
-	if b, joins, ids := count("shared=on,subids=on,version=5,windows=off,wrap=off"); b != "node broker shared subids" || joins < 2 || ids <= joins {
+	if b, joins, ids := count("shared=on,subids=on,version=5,windows=off,wrap=off,brokermax=off"); b != "node broker shared subids" || joins < 2 || ids <= joins {
 		t.Errorf("shared and subids on: broker op %q, %d joins, %d subscriptions with an id", b, joins, ids)
 	}
-	if b, joins, ids := count("shared=off,subids=off,windows=off,wrap=off"); b != "" || joins != 0 || ids != 0 {
+	if b, joins, ids := count("shared=off,subids=off,windows=off,wrap=off,brokermax=off"); b != "" || joins != 0 || ids != 0 {
 		t.Errorf("shared and subids off: broker op %q, %d joins, %d subscriptions with an id", b, joins, ids)
 	}
 	if _, joins, ids := count("shared=on,subids=on,version=4"); joins != 0 || ids != 0 {

@@ -32,6 +32,10 @@ const (
 	// aliases, dollar, ...): a seed that draws them all off keeps the plan
 	// it had before they existed.
 	streamMore uint64 = 0x2545f4914f6cdd1d
+	// streamBrokerMax feeds the swarm's brokermax dimension (whether a
+	// seed bounds the broker's Maximum Packet Size, and to what): a seed
+	// that draws it off keeps its plan.
+	streamBrokerMax uint64 = 0x4cf5ad432745937f
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

@@ -54,6 +54,7 @@ const (
 	dimExhaust                // a burst that holds all 65,535 packet ids of a client
 	dimAliases                // the broker's outbound Topic Aliases
 	dimDollar                 // $ topics beside the others
+	dimBrokerMax              // the broker's Maximum Packet Size below some publishes
 	numDims
 )
 
@@ -94,6 +95,7 @@ var dimSpecs = [numDims]dimSpec{
 	dimExhaust:     {key: "exhaust", names: onOff, doc: "packet-id exhaustion: a publisher, disconnected, publishes a burst of 65,536 QoS 1 messages to $x/<client>: 65,535 take every packet id, the last is refused; back, it sends them all (draw: one seed in " + strconv.Itoa(exhaustDen) + "; windows off in that seed)"},
 	dimAliases:     {key: "aliases", names: onOff, doc: "the broker assigns 2-4 outbound Topic Aliases per connection, each v5 client announces a Topic Alias Maximum of 0-3 (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
 	dimDollar:      {key: "dollar", names: onOff, doc: "topics $d/a and $d/c/x beside the others, filters $d/#, $d/+ and +/c/x: first-level wildcards never match a $ topic (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
+	dimBrokerMax:   {key: "brokermax", names: onOff, doc: "the broker's Maximum Packet Size is 512-2048 bytes (node broker maxsize=N), below some padded publishes: v5 clients refuse those [MQTT-3.2.2-15]; 3.1.1 publishers, told no limit, pad below it (draw: one seed in " + strconv.Itoa(brokerMaxDen) + "; payload padding on in that seed unless pinned)"},
 }
 
 // WorkloadDim describes one workload dimension for usage texts.

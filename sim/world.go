@@ -160,6 +160,15 @@ func (c Config) moreStream(plan *Rand) *Rand {
 	return newPCG(c.Seed, streamMore)
 }
 
+// brokerMaxStream returns the draw stream of the swarm's brokermax
+// dimension (streamBrokerMax); with a Source override, the Source.
+func (c Config) brokerMaxStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamBrokerMax)
+}
+
 // wrapStream returns the draw stream of the swarm's wrap dimension
 // (streamWrap); with a Source override, the Source.
 func (c Config) wrapStream(plan *Rand) *Rand {

@@ -98,6 +98,9 @@ func Split(p packet.Packet) Parts {
 		if p.Props.Present.Has(packet.PropServerKeepAlive) {
 			m.KeepAlive = p.Props.ServerKeepAlive // [MQTT-3.2.2-21]
 		}
+		if p.Props.Present.Has(packet.PropMaximumPacketSize) {
+			m.MaxSize = p.Props.MaximumPacketSize // [MQTT-3.2.2-15]
+		}
 	case *packet.Disconnect:
 		m.Reason = uint8(p.Reason)
 		if p.Props.Present.Has(packet.PropSessionExpiry) {
