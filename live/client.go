@@ -492,7 +492,7 @@ func (c *Client) handleDeliver(a engine.Deliver) {
 		}
 	}
 	c.rec.Add(model.Event{Kind: model.Delivered, Time: int64(c.l.now()), Node: c.node,
-		Msg: c.opts.MsgID(a.Msg.Payload), Topic: a.Msg.Topic, QoS: uint8(a.Msg.QoS),
+		Msg: c.opts.MsgID(a.Msg.Payload), Topic: a.Msg.Topic, QoS: uint8(a.Msg.QoS), Retain: a.Msg.Retain,
 		Packet: model.Packet{Type: model.PUBLISH, ID: a.Msg.PacketID, QoS: uint8(a.Msg.QoS), Dup: a.Msg.Dup, Retain: a.Msg.Retain, Topic: a.Msg.Topic, Payload: string(a.Msg.Payload), Msg: c.opts.MsgID(a.Msg.Payload)}})
 	c.queued = append(c.queued, engine.Ack{Delivery: a.Delivery})
 }

@@ -291,8 +291,9 @@ func (t *tester) linesDelivered(node, line string) {
 	}
 }
 
-// delivered records node's Delivered event of msg, with the QoS and DUP
-// flag of the last PUBLISH of msg the proxy forwarded to it.
+// delivered records node's Delivered event of msg, with the QoS, DUP and
+// RETAIN flags of the last PUBLISH of msg the proxy forwarded to it (the
+// model reads a retained copy by the event's Retain).
 func (t *tester) delivered(node, msg string) {
 	t.mu.Lock()
 	p, ok := t.lastPub[node+"\x00"+msg]
@@ -300,7 +301,7 @@ func (t *tester) delivered(node, msg string) {
 	if !ok {
 		p = model.Packet{Type: model.PUBLISH, QoS: t.cfg.QoS, Topic: t.cfg.Topic, Msg: msg, Payload: msg}
 	}
-	t.rec.Add(model.Event{Kind: model.Delivered, Time: time.Now().UnixNano(), Node: node, Msg: msg, Topic: p.Topic, QoS: p.QoS, Packet: p})
+	t.rec.Add(model.Event{Kind: model.Delivered, Time: time.Now().UnixNano(), Node: node, Msg: msg, Topic: p.Topic, QoS: p.QoS, Retain: p.Retain, Packet: p})
 }
 
 // vars are a client template's values.
