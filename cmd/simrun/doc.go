@@ -92,7 +92,11 @@
 // time, -timeout then bounding each shrink's CPU time (getrusage: other work
 // on the machine does not count), and prints the share shrunk to at most
 // -bench-max-ops ops within it and the medians and 90th percentiles of ops
-// before and after, CPU time and runs.
+// before and after, CPU time and runs. Its campaign step prints the same
+// progress line as a campaign (stderr, every 5 s) and stops at SIGINT or
+// SIGTERM between two seeds: it then prints the table of what it shrank
+// (and writes -bench-csv) and exits 130, as when a signal comes while it
+// shrinks.
 //
 // # Campaigns
 //

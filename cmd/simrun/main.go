@@ -62,7 +62,8 @@ type env struct {
 	// prints a progress line to stderr (0: never, as in tests).
 	progressEvery time.Duration
 	// afterResult, if set, is called by a campaign after each recorded
-	// result (tests use it to interrupt a campaign part way).
+	// result, and by shrink -bench after each seed of its campaign step
+	// (tests use it to interrupt a campaign part way).
 	afterResult func(done int)
 	// afterShrinkRun, if set, is called by shrink after each candidate run
 	// (tests use it to interrupt a shrink part way).

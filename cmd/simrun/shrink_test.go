@@ -329,3 +329,86 @@ func TestShrinkNeverOverwrites(t *testing.T) {
 		t.Error("shrink overwrote its input")
 	}
 }
+
+// TestShrinkBenchCampaignStep: shrink -bench's campaign step (the seeds
+// run before any shrink) shows its progress line on stderr and stops at a
+// signal between two seeds: exit 130, a line saying where it stopped, the
+// table of what was done and the CSV file.
+func TestShrinkBenchCampaignStep(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		interrupt int // cancel after this many seeds (0: never)
+		want      int
+		stdout    []string
+	}{
+		{"whole", 0, exitOK, []string{"\nlegacy ", "\nall "}},
+		{"interrupted", 2, exitInterrupted, []string{"interrupted in the campaign of legacy after 2 of 4 seeds", "\nall ",
+			"interrupted: the table covers the seeds shrunk so far"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			e := &env{stdout: &stdout, stderr: &stderr, ctx: ctx, progressEvery: 1, afterResult: func(done int) {
+				if done == c.interrupt {
+					cancel()
+				}
+			}}
+			csvPath := filepath.Join(t.TempDir(), "b.csv")
+			code := e.run([]string{"shrink", "-bench", "-bench-seeds", "4", "-bench-presets", "legacy", "-bench-sample", "1",
+				"-scenario", "standard", "-bench-csv", csvPath})
+			if code != c.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.want, stdout.String(), stderr.String())
+			}
+			for _, want := range c.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			if !strings.Contains(stderr.String(), "shrink bench: campaign legacy: 1/4 seeds done") {
+				t.Errorf("stderr has no progress line of the campaign step:\n%s", stderr.String())
+			}
+			if _, err := os.Stat(csvPath); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestShrinkBenchSIGTERM: a real SIGTERM during shrink -bench's campaign
+// step stops it (the process catches it): exit 130, having said where.
+func TestShrinkBenchSIGTERM(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "shrink", "-bench", "-bench-seeds", "1000000", "-bench-presets", "fixed")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(stdout)
+	head, err := rd.ReadString('\n') // printed once the signals are caught
+	if err != nil || !strings.HasPrefix(head, "shrink bench: seeds 0..999999") {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, %v", head, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var rest bytes.Buffer
+	rest.ReadFrom(rd)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstdout:\n%s%s\nstderr:\n%s", code, cmd.ProcessState, exitInterrupted, head, rest.String(), errb.String())
+	}
+	if !strings.Contains(rest.String(), "interrupted in the campaign of fixed after ") {
+		t.Errorf("stdout does not say where it stopped:\n%s", rest.String())
+	}
+}

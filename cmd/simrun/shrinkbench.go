@@ -73,7 +73,12 @@ func (e *env) shrinkBench(bf benchFlags, w world, budget int, timeout time.Durat
 		}
 		wp := w
 		wp.preset = p
-		seeds := failingSeeds(wp, bf.seeds)
+		seeds, done := e.failingSeeds(wp, bf.seeds)
+		if done < bf.seeds {
+			fmt.Fprintf(e.stdout, "interrupted in the campaign of %s after %d of %d seeds (%d failing): not shrunk, not in the table\n",
+				p.Name, done, bf.seeds, len(seeds))
+			break
+		}
 		failing = append(failing, len(seeds))
 		seeds = spread(seeds, bf.sample)
 		fmt.Fprintf(e.stderr, "shrink bench: %s: %d failing seeds, shrinking %d\n", p.Name, failing[len(failing)-1], len(seeds))
@@ -144,16 +149,29 @@ func withMutation(p *engine.Preset, m engine.Mutation) {
 	}
 }
 
-// failingSeeds runs seeds 0..n-1 of world w and returns the failing ones.
-func failingSeeds(w world, n uint64) []uint64 {
+// failingSeeds runs seeds 0..n-1 of world w and returns the failing ones
+// and how many seeds it ran: fewer than n when a signal (e.ctx) stopped it
+// between two seeds. It shows the campaign's progress (a bar, or a line on
+// stderr every e.progressEvery) and calls e.afterResult after each seed.
+func (e *env) failingSeeds(w world, n uint64) ([]uint64, uint64) {
 	rn := sim.Runner{ReuseHistories: true}
+	bar := e.newBar(int64(n), "seeds", "shrink bench: campaign "+w.preset.Name)
+	defer bar.finish()
 	var out []uint64
 	for seed := range n {
+		if e.ctx.Err() != nil {
+			return out, seed
+		}
 		if res := runSeed(&rn, w, seed); len(res.rec.Violations) > 0 {
 			out = append(out, seed)
 		}
+		bar.describe("%d failing", len(out))
+		bar.set(int64(seed + 1))
+		if e.afterResult != nil {
+			e.afterResult(int(seed + 1))
+		}
 	}
-	return out
+	return out, n
 }
 
 // spread returns k of seeds evenly spread (all when k is 0 or enough).
