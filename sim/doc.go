@@ -175,7 +175,12 @@
 // profile, probabilities to zero, ranges to their minimum). After the first
 // fixed point, a deletion that no longer fails is also tried with 16 seeds
 // derived from the plan's: a deleted op shifts every later draw, and a
-// reroll often finds the same failure in the smaller plan. An armed fault
+// reroll often finds the same failure in the smaller plan. In that stage a
+// plan of at most 64 ops also has each deletion (a declared client's ops,
+// then single ops) tried with one of its armed faults re-aimed at another
+// skip (up to 31; a crash also at the other side of an action): a deletion
+// that removes crash points or packets moves the one an armed fault fires
+// at, and re-aiming finds it again. An armed fault
 // waits for its point or packet, so it still lands where the failure needs
 // it when a deletion moves the run's timing by a few milliseconds, where a
 // fault at a fixed time would miss. Deterministic: the same input and options give the same

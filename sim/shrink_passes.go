@@ -22,6 +22,7 @@ func (s *shrinker) round() {
 		{"delete-kind", s.deleteKinds},
 		{"delete-fault", s.deleteFaults},
 		{"delete-window", s.deleteWindows},
+		{"delete-reaim", s.deleteReaim},
 		{"merge-advance", s.mergeAdvances},
 		{"simplify", s.simplifyOps},
 		{"simplify-faults", s.simplifyProfile},

@@ -131,7 +131,8 @@ func (e *env) cmdShrink(args []string) int {
 	fs := e.newFlagSet("shrink", "FILE | -seed N [world flags] [flags] | -bench [flags]",
 		"Shrinks a failing run (a plan file, or a seed of a world) to a small plan that still\n"+
 			"violates the same invariant: pins random crashes and cuts as plan ops, deletes ops\n"+
-			"(halving chunks, then single ops, a node's or a kind's ops, a fault with its repair),\n"+
+			"(halving chunks, then single ops, a node's or a kind's ops, a fault with its repair;\n"+
+			"in small plans with an armed crash or cut re-aimed at another point or packet),\n"+
 			"merges advances, simplifies arguments (QoS, retain, clean start, durations, message\n"+
 			"ids) and the fault profile, in rounds until no single change keeps the failure. Every\n"+
 			"candidate is a real run; the same input gives the same plan. Writes the plan file\n"+
