@@ -412,22 +412,28 @@ func (c *Client) sessionLost() {
 // not session state (v5 §4.1): they stay queued and go out as new
 // PUBLISHes of the new session.
 //
-// The marker goes first and the incoming QoS2 records last: a crash part
-// way leaves incoming records without a marker, which no other history
-// leaves (the marker is stored at the CONNACK, before any PUBLISH can
-// come), and a rebooted client that finds them finishes the clean start
-// (restore) instead of resuming with Clean Start 0 a session whose QoS2
-// ids it partly forgot, which would deliver a resent PUBLISH again
-// [MQTT-4.3.3-10].
+// The records go in this order: the outgoing messages', the marker, the
+// incoming QoS2 records. A crash part way leaves one of three states a
+// rebooted client reads right (restore):
+//   - the marker with some outgoing records: the session as it was, less
+//     messages already failed; it resumes with Clean Start 0;
+//   - incoming records without a marker, which no other history leaves
+//     (the marker is stored at the CONNACK, before any PUBLISH can come):
+//     the client finishes the clean start instead of resuming with Clean
+//     Start 0 a session whose QoS2 ids it partly forgot, which would
+//     deliver a resent PUBLISH again [MQTT-4.3.3-10];
+//   - outgoing records without a marker: messages accepted and never sent
+//     (no PUBLISH goes before the marker, and a sent one's record goes
+//     before it), which the client keeps and sends as new.
 func (c *Client) discardSession() {
-	if c.marker {
-		c.persistDelete(clientKeySession)
-		c.marker = false
-	}
 	for _, m := range slices.Clone(c.out.order) {
 		if m.sent || m.state == coReleased {
 			c.dropOut(m, ErrClientSessionDiscarded)
 		}
+	}
+	if c.marker {
+		c.persistDelete(clientKeySession)
+		c.marker = false
 	}
 	c.discardIncoming()
 	c.hasSession = false

@@ -227,6 +227,19 @@ func (c *Client) restore(recs []Record) error {
 		seq, _ := c.in.awaitingRel.get(id)
 		c.in.nextSeq = max(c.in.nextSeq, seq+1)
 	}
+	if !c.marker {
+		// No PUBLISH leaves before the marker is stored (at the CONNACK),
+		// and a clean start deletes a sent message's record before the
+		// marker (discardSession): every record without a marker is of a
+		// message never sent, which a Session Present 0 must not fail as
+		// if the lost session had it [MQTT-3.2.2-5] (v5 §4.1: a message
+		// not yet sent is not session state).
+		for _, m := range o.order {
+			if m.state == coPublished {
+				m.sent = false
+			}
+		}
+	}
 	c.hasSession = c.marker || c.hasState()
 	if !c.marker && c.in.awaitingRel.len() > 0 {
 		// A clean start a crash interrupted (discardSession): finish it.

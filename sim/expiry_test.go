@@ -134,6 +134,18 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// sent the group member it chose, which never read its SUBACK and
 		// then started clean, owed to another member (model
 		// TestSharedQoS2SentToUnreadMember, [MQTT-4.8.2-5]).
+		// A durable client accepted a QoS 2 message before it ever
+		// connected (or after a clean start), crashed and rebooted; every
+		// restored record counted as sent, so its first Session Present 0
+		// failed the message as the lost session's (NoLoss,
+		// SharedDelivery). A record without the session marker is of a
+		// message never sent (engine/testdata/client/restored_unsent.txt).
+		// Of 'simrun campaign -seeds 3000 -start 434403263439 -workload
+		// brokermax=on' and 'simrun campaign -seeds 20000 -start
+		// 619426379774'.
+		{434403264475, "restored-unsent-434403264475.plan", "", ""},
+		{619426392409, "restored-unsent-619426392409.plan", "", ""},
+		{619426396346, "restored-unsent-619426396346.plan", "", ""},
 		{7025838, "retained-in-doubt-7025838.plan", "", ""},
 		{7066310, "retained-in-doubt-7066310.plan", "", ""},
 		{7069088, "retained-in-doubt-7069088.plan", "", ""},
