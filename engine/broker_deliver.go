@@ -124,7 +124,7 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 			return
 		}
 	}
-	if len(s.queue) >= b.cfg.MaxQueued {
+	if len(s.queue) >= b.queueBound() {
 		if b.cfg.QueueFull == DropNewest {
 			b.stats.DroppedNewest++
 			b.dropped(s, &out.msg, DropQueueFull)
@@ -138,6 +138,16 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 	}
 	s.pushQueue(out)
 	b.saveOut(s, &s.queue[len(s.queue)-1])
+}
+
+// queueBound is the number of queued copies at which a session's queue is
+// full: MaxQueued, one less under the MutQueueBelowBound canary (at least
+// one), which then drops a copy the declared bound keeps [MQTT-4.1.0-1].
+func (b *Broker) queueBound() int {
+	if b.cfg.Policy.Mutations&MutQueueBelowBound != 0 && b.cfg.MaxQueued > 1 {
+		return b.cfg.MaxQueued - 1
+	}
+	return b.cfg.MaxQueued
 }
 
 // held counts the inflight messages waiting to be sent on the connection.

@@ -541,7 +541,8 @@ func (w *bsWorld) configure(args []string) error {
 				"aliasabovemax": MutAliasAboveMax, "nopumponack": MutNoPumpOnAck, "ignoresessionexpiry": MutIgnoreSessionExpiry, "willdropondisconnect": MutWillDropOnDisconnect, "ignoremaxsize": MutIgnoreMaxSize,
 				"subidsfirstonly":        MutSubIDsFirstOnly,
 				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained,
-				"maxsizeestimate": MutMaxSizeEstimate, "halfdelete": MutHalfDelete, "expiryrestart": MutExpiryRestart}[v]
+				"maxsizeestimate": MutMaxSizeEstimate, "halfdelete": MutHalfDelete, "expiryrestart": MutExpiryRestart,
+				"queuebelowbound": MutQueueBelowBound}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

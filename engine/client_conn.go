@@ -187,7 +187,7 @@ func (c *Client) applyConnackProps(p *packet.Connack) {
 		if p.Props.Present.Has(packet.PropReceiveMaximum) && p.Props.ReceiveMaximum > 0 {
 			quota = int(p.Props.ReceiveMaximum) // [MQTT-4.9.0-1]
 		}
-		if p.Props.Present.Has(packet.PropServerKeepAlive) {
+		if p.Props.Present.Has(packet.PropServerKeepAlive) && c.cfg.Policy.Mutations&MutIgnoreServerKeepAlive == 0 { // the mutation is a canary
 			ka = p.Props.ServerKeepAlive // [MQTT-3.2.2-21]
 		}
 	}

@@ -464,7 +464,7 @@ func scriptConfig(tokens []string) (ClientConfig, error) {
 	mutations := map[string]Mutation{"delete-before-update": MutDeleteBeforeUpdate, "resend-nodup": MutResendWithoutDup,
 		"reuse-id": MutReuseInflightID, "publish-after-pubrel": MutPublishAfterPubrel,
 		"keep-alive-on-receive": MutKeepAliveOnReceive, "packet-id-zero": MutPacketIDZero,
-		"republish-lost-qos2": MutRepublishLostQoS2, "ignore-broker-max-size": MutIgnoreBrokerMaxSize}
+		"republish-lost-qos2": MutRepublishLostQoS2, "ignore-broker-max-size": MutIgnoreBrokerMaxSize, "ignore-server-keep-alive": MutIgnoreServerKeepAlive}
 	if v, ok := m["mut"]; ok {
 		mu, ok := mutations[v]
 		if !ok {

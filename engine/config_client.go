@@ -149,4 +149,4 @@ func (p ClientPolicy) validate(bad func(string, ...any) error) error {
 }
 
 // clientMutations are the mutations the client implements.
-const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero | MutKeepAliveOnReceive | MutExhaustedReuse | MutRepublishLostQoS2 | MutIgnoreBrokerMaxSize
+const clientMutations = MutDeleteBeforeUpdate | MutResendWithoutDup | MutReuseInflightID | MutPublishAfterPubrel | MutPacketIDZero | MutKeepAliveOnReceive | MutExhaustedReuse | MutRepublishLostQoS2 | MutIgnoreBrokerMaxSize | MutIgnoreServerKeepAlive

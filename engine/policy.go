@@ -119,6 +119,8 @@ const (
 	MutExpiryRestart                               // broker: a restart restarts every restored session's expiry clock (offline time = restart), so a session offline across a crash outlives its Session Expiry Interval [MQTT-4.1.0-2]
 	MutRepublishLostQoS2                           // client: after Session Present 0, publish the lost session's QoS 2 messages already sent again as new messages, so one the broker had gets delivered twice [MQTT-3.2.2-5] [MQTT-4.3.3-10]
 	MutIgnoreBrokerMaxSize                         // client: ignore the broker's Maximum Packet Size (CONNACK) and send packets of any size [MQTT-3.2.2-15]
+	MutQueueBelowBound                             // broker: a session's queue is full one copy short of MaxQueued, so it drops a copy its declared bound keeps [MQTT-4.1.0-1]
+	MutIgnoreServerKeepAlive                       // client: keep its own Keep Alive when the CONNACK carries a Server Keep Alive [MQTT-3.2.2-21]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -166,7 +168,8 @@ var (
 		"session-present-zero", "keep-alive-no-reset", "skip-sync", "ignore-session-expiry",
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
 		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2",
-		"ignore-broker-max-size"}
+		"ignore-broker-max-size",
+		"queue-below-bound", "ignore-server-keep-alive"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

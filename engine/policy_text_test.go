@@ -48,6 +48,8 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutIgnoreMaxSize.String(), "ignore-max-size"},
 		{MutExhaustedReuse.String(), "exhausted-reuse"},
 		{MutDollarWildcard.String(), "dollar-wildcard"},
+		{MutQueueBelowBound.String(), "queue-below-bound"},
+		{MutIgnoreServerKeepAlive.String(), "ignore-server-keep-alive"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -56,8 +58,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutIgnoreBrokerMaxSize != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutIgnoreBrokerMaxSize))
+	if MutIgnoreServerKeepAlive != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutIgnoreServerKeepAlive))
 	}
 }
 

@@ -147,8 +147,9 @@ type dropVerdict struct {
 // violation. Copies of one publisher reach the broker in order on one
 // connection [MQTT-4.6.0-5]: the order rules compare only those.
 type dropJudge struct {
-	x        *index
-	verdicts map[[2]int32]dropVerdict // (client, msg) -> the first drop of that copy
+	x          *index
+	verdicts   map[[2]int32]dropVerdict // (client, msg) -> the first drop of that copy
+	topicByMsg map[int32]string         // msg -> the topic it was accepted with
 }
 
 // dropCopy is one copy routed to a client, for the queue count.
@@ -159,6 +160,10 @@ type dropCopy struct {
 	pub   int32
 	sent  int32 // first send to the client + 1, or 0
 	drop  int32 // its recorded queue-full drop, or -1
+	// unordered: the client holds a shared subscription, whose messages
+	// are not ordered [MQTT-4.6.0-6] (a member's copies handed on to
+	// another member join its queue behind later ones)
+	unordered bool
 }
 
 const noStep = int32(1<<31 - 1)
@@ -176,13 +181,17 @@ func (x *index) dropJudgeOf() *dropJudge {
 }
 
 func newDropJudge(x *index) *dropJudge {
-	j := &dropJudge{x: x, verdicts: map[[2]int32]dropVerdict{}}
+	j := &dropJudge{x: x, verdicts: map[[2]int32]dropVerdict{}, topicByMsg: map[int32]string{}}
+	for i, k := range x.kinds {
+		if k.kind == Accepted {
+			j.topicByMsg[x.ev[i].msg] = x.h.Events[i].Topic
+		}
+	}
 	type rec struct {
 		step      int
 		node, msg int32
 	}
 	var drops []rec
-	first := map[[2]int32]int32{} // (client, msg) -> its first queue-full drop
 	for i, k := range x.kinds {
 		if k.kind != Dropped || x.ev[i].node != brokerID {
 			continue
@@ -194,13 +203,10 @@ func newDropJudge(x *index) *dropJudge {
 		}
 		j.verdicts[key] = dropVerdict{step: i, why: "the broker dropped it (" + x.h.Events[i].Reason + ")"}
 		drops = append(drops, rec{i, d.peer, d.msg})
-		if dropWord(x.h.Events[i].Reason) == DropReasonQueueFull {
-			first[key] = int32(i)
-		}
 	}
-	msgs, scan := collectMessages(x), collectSubs(x)
+	scan := collectSubs(x)
 	defer releasePairs(x, &scan.firstSent)
-	copies := map[int32][]dropCopy{} // client -> its routed copies, in receipt order
+	copies := map[int32][]dropCopy{} // client -> the copies that may have been queued for it, in ref order
 	cleans := map[int32][]int32{}    // client -> its clean starts
 	connects := map[int32][]int32{}  // client -> the broker's Received CONNECTs from it
 	for _, r := range drops {
@@ -221,35 +227,7 @@ func newDropJudge(x *index) *dropJudge {
 	}
 	for c := range copies {
 		slices.Sort(cleans[c])
-		var cs []dropCopy
-		for mi := range msgs {
-			m := &msgs[mi]
-			routed := false
-			for _, s := range scan.subs {
-				if s.node == c && s.step < int(m.ref) && (s.end < 0 || int(m.ref) < s.end) && Matches(s.filter, x.topics[m.tid]) {
-					routed = true
-					break
-				}
-			}
-			if !routed {
-				continue
-			}
-			cp := dropCopy{ref: m.ref, leave: noStep, msg: m.msg, pub: m.node, drop: -1}
-			if m.msg != 0 {
-				cp.sent = scan.firstSent.get(c, m.msg)
-				if cp.sent != 0 {
-					cp.leave = cp.sent - 1
-				}
-				if at, ok := first[[2]int32{c, m.msg}]; ok {
-					cp.drop, cp.leave = at, min(cp.leave, at)
-				}
-			}
-			if k, _ := slices.BinarySearch(cleans[c], m.ref); k < len(cleans[c]) {
-				cp.leave = min(cp.leave, cleans[c][k]) // a clean start discards the session [MQTT-3.1.2-4]
-			}
-			cs = append(cs, cp)
-		}
-		copies[c] = cs
+		copies[c] = j.queueable(c, scan, cleans[c])
 	}
 	for _, r := range drops {
 		key := [2]int32{r.node, r.msg}
@@ -266,19 +244,191 @@ func newDropJudge(x *index) *dropJudge {
 	return j
 }
 
+// queueable lists the copies that may have been queued for client c,
+// each from the step it may have entered c's queue (ref) to the step it
+// certainly left it (leave): an upper bound on c's queue at every step.
+// Each is one of:
+//
+//   - a QoS>=1 PUBLISH the broker received, for each receipt (a publisher's
+//     QoS 1 resend, or any resend after a broker crash, is routed again as
+//     a new copy), when a QoS>=1 subscription of c (persistent, as NoLoss
+//     counts one; a shared one by its inner filter: the group may choose
+//     c) matching its topic was in effect then, or when the broker sent c
+//     a copy of it or dropped one later (a subscription in doubt after a
+//     broker crash routes copies the model does not owe);
+//   - a will with QoS>=1, from the broker's receipt of the CONNECT that
+//     carried it (it is published later, when that connection ends), when
+//     such a subscription of c matches it at any step after, or the broker
+//     sent or dropped a copy of it for c;
+//   - a retained message (a PUBLISH received with RETAIN=1) matching a
+//     SUBSCRIBE of c the broker received after it, from that SUBSCRIBE.
+//
+// A copy leaves the queue at its first PUBLISH to c with DUP=0 after ref
+// (its first transmission [MQTT-3.3.1-1]; a resend of an earlier copy has
+// DUP=1) or its first recorded queue-full drop after ref, whichever comes
+// first, or at c's next clean start; the copies of one message to c (and
+// the copies without a message id, which share id 0) take its
+// transmissions and drops in order, each the first not taken by an
+// earlier copy, as a session's queue lets its copies go in order.
+func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy {
+	x := j.x
+	var subs []*sub
+	unordered := false
+	for _, s := range scan.subs {
+		if s.node == c {
+			subs = append(subs, s)
+			_, shared := sharedInner(s.filter)
+			unordered = unordered || shared
+		}
+	}
+	if len(subs) == 0 {
+		// No persistent QoS>=1 subscription: the model follows no
+		// subscription of c's, so it cannot bound c's queue, and owes c
+		// nothing NoLoss would judge; its drops are not judged.
+		return nil
+	}
+	matches := func(s *sub, topic string) bool {
+		if inner, ok := sharedInner(s.filter); ok {
+			return Matches(inner, topic)
+		}
+		return Matches(s.filter, topic)
+	}
+	routedAt := func(at int, topic string) bool {
+		for _, s := range subs {
+			if s.step < at && (s.end < 0 || at < s.end) && matches(s, topic) {
+				return true
+			}
+		}
+		return false
+	}
+	routedAfter := func(at int, topic string) bool {
+		for _, s := range subs {
+			if (s.end < 0 || at < s.end) && matches(s, topic) {
+				return true
+			}
+		}
+		return false
+	}
+	var cs []dropCopy
+	var retained []int            // the broker's Received PUBLISHes with RETAIN=1 and a message id
+	leaves := map[int32][]int32{} // msg -> c's first transmissions (step) and queue-full drops (-step-1) of it, in order
+	for i, k := range x.kinds {
+		d, e := &x.ev[i], &x.h.Events[i]
+		switch {
+		case k.kind == Sent && d.node == brokerID && k.typ == PUBLISH && d.peer == c && !e.Packet.Dup && e.Packet.QoS >= 1:
+			leaves[d.msg] = append(leaves[d.msg], int32(i))
+		case k.kind == Dropped && d.node == brokerID && d.peer == c && dropWord(e.Reason) == DropReasonQueueFull:
+			leaves[d.msg] = append(leaves[d.msg], -int32(i)-1)
+		}
+	}
+	for m := range leaves {
+		slices.SortFunc(leaves[m], func(a, b int32) int { return int(stepOf(a) - stepOf(b)) })
+	}
+	// reached reports whether the broker sent c a copy of msg, or dropped
+	// one, after step at: then it routed one to c whatever the model
+	// knows of c's subscriptions (one in doubt after a broker crash, a
+	// shared group's choice).
+	reached := func(msg int32, at int) bool {
+		l := leaves[msg]
+		return len(l) > 0 && int(stepOf(l[len(l)-1])) > at
+	}
+	for i, k := range x.kinds {
+		d := &x.ev[i]
+		e := &x.h.Events[i]
+		switch {
+		case k.kind == Received && d.node == brokerID && k.typ == PUBLISH && e.Packet.QoS >= 1:
+			// An empty payload (a retained message's clear) is queued like
+			// any other; its copies share message id 0.
+			topic := j.topicOf(i)
+			if routedAt(i, topic) || reached(d.msg, i) {
+				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: d.peer})
+			}
+			if e.Packet.Retain && d.msg != 0 {
+				retained = append(retained, i)
+			}
+		case k.kind == Received && d.node == brokerID && k.typ == CONNECT && e.Packet.Will && e.Packet.QoS >= 1 && d.msg != 0:
+			if routedAfter(i, e.Packet.Topic) || reached(d.msg, i) {
+				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: -1})
+			}
+		case k.kind == Received && d.node == brokerID && k.typ == SUBSCRIBE && d.peer == c && e.Packet.QoS >= 1:
+			for _, r := range retained {
+				if Matches(e.Packet.Filter, j.topicOf(r)) {
+					cs = append(cs, dropCopy{ref: int32(i), msg: x.ev[r].msg, pub: -1})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b dropCopy) int { return int(a.ref - b.ref) })
+	taken := map[int32]int{} // msg -> how many of its leaves earlier copies took
+	for n := range cs {
+		cp := &cs[n]
+		cp.leave, cp.drop, cp.unordered = noStep, -1, unordered
+		l, t := leaves[cp.msg], taken[cp.msg]
+		for t < len(l) && stepOf(l[t]) <= cp.ref {
+			t++ // a transmission or drop before the copy existed is another's
+		}
+		if t < len(l) {
+			if at := l[t]; at < 0 {
+				cp.drop, cp.leave = stepOf(at), stepOf(at)
+			} else {
+				cp.sent, cp.leave = at+1, at
+			}
+			t++
+		}
+		taken[cp.msg] = t
+		if k, _ := slices.BinarySearch(cleans, cp.ref); k < len(cleans) {
+			cp.leave = min(cp.leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
+		}
+	}
+	return cs
+}
+
+// stepOf is the step of a leaves entry of queueable.
+func stepOf(v int32) int32 {
+	if v < 0 {
+		return -v - 1
+	}
+	return v
+}
+
+// topicOf returns the topic of the PUBLISH of event i: its own, or, sent
+// by topic alias alone, the topic its message was accepted with.
+func (j *dropJudge) topicOf(i int) string {
+	if t := j.x.h.Events[i].Packet.Topic; t != "" {
+		return t
+	}
+	return j.topicByMsg[j.x.ev[i].msg]
+}
+
 // queueFull judges a queue-full drop (see dropJudge).
 func (j *dropJudge) queueFull(d int, c, msg int32, cs []dropCopy, connects []int32, what string) (bool, string) {
-	x, lim := j.x, j.x.limits
-	node := x.nodes[c]
-	if lim.Queue == 0 {
+	if j.x.limits.Queue == 0 {
 		return false, what + ", but the broker declares no queue limit (MQTT 5.0 §4.1: a server keeps a session's messages for the session [MQTT-4.1.0-1])"
 	}
-	decl := fmt.Sprintf("the declared queue:%d:%s", lim.Queue, lim.QueueFull)
-	at := slices.IndexFunc(cs, func(cp dropCopy) bool { return cp.msg == msg })
-	if at < 0 {
+	why, found := "", false
+	for _, m := range cs {
+		if m.msg != msg || m.ref >= int32(d) {
+			continue
+		}
+		found = true
+		ok, w := j.queueFullCopy(d, c, m, cs, connects, what)
+		if ok {
+			return true, what // the drop of this copy is allowed
+		}
+		why = w
+	}
+	if !found {
 		return true, what // not a copy the model owes c
 	}
-	m := cs[at]
+	return false, why
+}
+
+// queueFullCopy judges a queue-full drop of copy m, one of the copies of
+// the dropped message that may have been queued for c (see dropJudge).
+func (j *dropJudge) queueFullCopy(d int, c int32, m dropCopy, cs []dropCopy, connects []int32, what string) (bool, string) {
+	x, lim := j.x, j.x.limits
+	node := x.nodes[c]
+	decl := fmt.Sprintf("the declared queue:%d:%s", lim.Queue, lim.QueueFull)
 	if m.sent != 0 && int(m.sent-1) < d {
 		return false, fmt.Sprintf("%s at step %d, but it had sent it to %s at step %d: a queue-full drop takes a queued copy, not one in flight (%s)", what, d, node, m.sent-1, decl)
 	}
@@ -289,7 +439,7 @@ func (j *dropJudge) queueFull(d int, c, msg int32, cs []dropCopy, connects []int
 		if k.ref >= int32(d) || k.leave <= m.ref {
 			continue
 		}
-		if lim.QueueFull == DropNewest && k.pub == m.pub && k.ref >= m.ref {
+		if lim.QueueFull == DropNewest && m.pub >= 0 && k.pub == m.pub && k.ref >= m.ref {
 			continue // m and the later copies of its publisher came after the queue it met
 		}
 		edges = append(edges, edge{max(k.ref, m.ref), 1})
@@ -322,10 +472,12 @@ func (j *dropJudge) queueFull(d int, c, msg int32, cs []dropCopy, connects []int
 		after = connects[k]
 	}
 	for _, k := range cs {
-		if k.pub != m.pub || k.ref >= m.ref {
-			continue
+		if m.pub < 0 || k.pub != m.pub || k.ref >= m.ref || m.msg == 0 || k.msg == 0 || m.unordered {
+			continue // a will or a retained copy is in no publisher's order, nor a shared subscription's copy [MQTT-4.6.0-6]; copies without a message id cannot be told apart
 		}
-		if k.drop > int32(d) {
+		if k.drop > int32(d) && !slices.ContainsFunc(cs, func(o dropCopy) bool { return o.msg == k.msg && o.ref > k.ref && o.ref < k.drop }) {
+			// (a later receipt of k's message before that drop may have
+			// been the copy it dropped: then k is not known to be older)
 			return false, fmt.Sprintf("%s at step %d, but it dropped msg %q of the same publisher, received before it, later (step %d): %s never drops a later copy of one publisher before an earlier one [MQTT-4.6.0-5]",
 				what, d, x.msgs[k.msg], k.drop, decl)
 		}
@@ -365,6 +517,20 @@ func (j *dropJudge) recorded(node, msg int32) (excused, ok bool) {
 	}
 	v, ok := j.verdicts[[2]int32{node, msg}]
 	return v.excused, ok
+}
+
+// excusedAny reports whether the broker recorded a drop of some client's
+// copy of msg that the declared limits allow (msg was published).
+func (j *dropJudge) excusedAny(msg int32) bool {
+	if j == nil || msg == 0 {
+		return false
+	}
+	for key, v := range j.verdicts {
+		if key[1] == msg && v.excused {
+			return true
+		}
+	}
+	return false
 }
 
 // note is what NoLoss adds to the loss of client node's copy of msg: the

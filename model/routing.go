@@ -1059,7 +1059,8 @@ func (cp *routeCopy) owedExpired(end int64) bool {
 }
 
 // finish reports retained copies owed and never sent, once a liveness phase
-// ran (the world had time to send them).
+// ran (the world had time to send them), but one the broker dropped as its
+// declared limits allow (droplimits.go).
 func (s *routeState) finish() {
 	if s.x.liveness < 0 || s.x.cutoff { // a cut history: what is owed is unfinished (Cutoff)
 		return
@@ -1070,7 +1071,7 @@ func (s *routeState) finish() {
 		r := &s.clients[c]
 		s.parked(c, r)
 		for _, ci := range r.owed {
-			if cp := &r.copies[ci]; cp.owed > 0 && cp.must > 0 && !cp.owedExpired(end) {
+			if cp := &r.copies[ci]; cp.owed > 0 && cp.must > 0 && !cp.owedExpired(end) && !s.droppedAsDeclared(c, cp) {
 				cp.must = 0 // reported once
 				s.add(int(cp.owedStep), nil, Retained, "SUBACK to %s owes the retained msg %q, never sent [MQTT-3.3.1-9] [MQTT-3.3.1-10] (3.1.1 [MQTT-3.3.1-6])",
 					s.x.nodes[c], s.x.msgs[cp.msg])

@@ -38,7 +38,9 @@ func sharedInner(f string) (string, bool) {
 //     with Clean Start (cleanedUnsent), and none whose Message Expiry ran
 //     out unsent while a joined node could not be sent to (lossexpiry.go)
 //     [MQTT-3.3.2-5]; nor one the broker refused with a PUBACK or
-//     PUBREC of reason code >= 0x80 (refused.go).
+//     PUBREC of reason code >= 0x80 (refused.go); nor one whose copy for a
+//     joined node the broker dropped as its declared limits allow
+//     (droplimits.go).
 //   - A QoS 2 message is delivered to at most one member of a group whose
 //     members hold QoS 2 subscriptions, when those members have no other
 //     subscription the message matches (their copies from it would count).
@@ -102,6 +104,9 @@ func checkShared(x *index) []Violation {
 				// The broker may choose a member holding the group's
 				// subscription at QoS 0: its copy goes at QoS 0, at most
 				// once (§4.3.1, [MQTT-3.8.4-8]), and may be lost.
+			case len(got) == 0 && g.droppedAsDeclared(x, m.msg):
+				// The broker dropped the copy of the member it chose as
+				// its declared limits allow (droplimits.go) [MQTT-4.1.0-1].
 			case len(got) == 0 && m.qos == 2 && g.cleanedUnsent(&m, &scan.firstSent):
 				// The broker may have queued it for a joined session it
 				// never sent it to, which a clean start then ended
@@ -125,6 +130,18 @@ func checkShared(x *index) []Violation {
 	releasePairs(x, &delivered)
 	releasePairs(x, &scan.firstSent)
 	return out
+}
+
+// droppedAsDeclared reports whether the broker recorded a drop of a joined
+// node's copy of msg that its declared limits allow.
+func (g *sharedGroup) droppedAsDeclared(x *index, msg int32) bool {
+	j := x.dropJudgeOf()
+	for _, n := range g.joined {
+		if excused, ok := j.recorded(n, msg); ok && excused {
+			return true
+		}
+	}
+	return false
 }
 
 // sharedGroups gathers the shared subscriptions of the scan by filter, in

@@ -17,8 +17,9 @@ import (
 //
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
 // clean rm=N window=N ka=N maxsize=N startid=N aliases=N
-// will=TOPIC:QOS:RETAIN:DELAY, and for the broker only queue=N shared
-// subids (the broker takes startid and aliases too).
+// will=TOPIC:QOS:RETAIN:DELAY, and for the broker only queue=N
+// queuefull=drop-oldest|drop-newest maxka=N shared subids (the broker takes
+// startid and aliases too).
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -40,9 +41,19 @@ type NodeConfig struct {
 	StartID uint16
 	Will    *WillConfig
 	// Queue is the broker's bound on the messages queued per session
-	// (BrokerConfig.MaxQueued); 0: default. The wrap dimension raises it:
-	// the model does not judge drops at a full queue.
+	// (BrokerConfig.MaxQueued); 0: default. A bound set here is declared to
+	// the model (model.BrokerLimits), which excuses the drops it allows
+	// (World.brokerLimits). The queue dimension draws a small one; the long
+	// wrap raises it.
 	Queue uint32
+	// QueueFull is which copy the broker drops at that bound
+	// (BrokerConfig.QueueFull); 0: the default, drop-oldest.
+	QueueFull engine.QueueFull
+	// MaxKeepAlive is the broker's longest Keep Alive in seconds
+	// (BrokerConfig.MaxKeepAlive, max_keepalive); 0: no limit. A v5 client
+	// asking more is told it as Server Keep Alive [MQTT-3.2.2-21]; a 3.1.1
+	// client asking more (or none) is refused.
+	MaxKeepAlive uint16
 	// Shared and SubIDs turn on the broker's v5 shared subscriptions
 	// (BrokerConfig.SharedSubscriptions) and Subscription Identifiers
 	// (BrokerConfig.SubscriptionIDs), off by default.
@@ -99,6 +110,11 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	num("maxsize", uint64(c.MaxSize))
 	num("startid", uint64(c.StartID))
 	num("queue", uint64(c.Queue))
+	if c.QueueFull != 0 {
+		b = append(b, " queuefull="...)
+		b = append(b, c.QueueFull.String()...)
+	}
+	num("maxka", uint64(c.MaxKeepAlive))
 	num("aliases", uint64(c.Aliases))
 	if c.Shared {
 		b = append(b, " shared"...)
@@ -177,8 +193,20 @@ func (c *NodeConfig) parseArg(a string) error {
 	case "aliases":
 		n, err = num(16)
 		c.Aliases = uint16(n)
+	case "queuefull":
+		switch val {
+		case engine.DropOldest.String():
+			c.QueueFull = engine.DropOldest
+		case engine.DropNewest.String():
+			c.QueueFull = engine.DropNewest
+		default:
+			err = fmt.Errorf("node queuefull=%q is not %s or %s", val, engine.DropOldest, engine.DropNewest)
+		}
+	case "maxka":
+		n, err = num(16)
+		c.MaxKeepAlive = uint16(n)
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, shared, subids, aliases)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, queuefull, maxka, shared, subids, aliases)", a)
 	}
 	return err
 }
@@ -242,6 +270,10 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	if c.Queue != 0 {
 		cfg.MaxQueued = int(c.Queue)
 	}
+	if c.QueueFull != 0 {
+		cfg.QueueFull = c.QueueFull
+	}
+	cfg.MaxKeepAlive = c.MaxKeepAlive
 	cfg.StartPacketID = c.StartID
 	cfg.SharedSubscriptions = cfg.SharedSubscriptions || c.Shared
 	cfg.SubscriptionIDs = cfg.SubscriptionIDs || c.SubIDs

@@ -52,6 +52,7 @@ type observer struct {
 const (
 	owedSeen     uint8 = 1 << iota // delivered at least once
 	owedExpected                   // accepted, matching, not yet delivered
+	owedDropped                    // the broker dropped its copy at a full queue: not waited for
 )
 
 // owedOf returns the flags of message msg at subscriber c, growing c's
@@ -422,7 +423,7 @@ func (o *observer) accepted(w *World, from int32, cmd engine.CmdID, ci *cmdInfo)
 		}
 		for _, s := range subs {
 			if s.qos > 0 && Match(s.filter, topic) {
-				if f := o.owedOf(c, msg); *f&(owedSeen|owedExpected) == 0 {
+				if f := o.owedOf(c, msg); *f&(owedSeen|owedExpected|owedDropped) == 0 {
 					*f |= owedExpected
 					o.expected++
 				}
@@ -430,6 +431,19 @@ func (o *observer) accepted(w *World, from int32, cmd engine.CmdID, ci *cmdInfo)
 			}
 		}
 	}
+}
+
+// dropped records the broker's queue-full drop of subscriber c's copy of
+// msg: the world no longer waits for it (the model judges whether the
+// broker's declared bound allowed the drop). The drop may come before
+// the publisher hears its message accepted (drop-newest drops the
+// arriving copy), so it is remembered.
+func (o *observer) dropped(c int32, msg uint32) {
+	f := o.owedOf(int(c), msg)
+	if *f&owedExpected != 0 {
+		o.expected--
+	}
+	*f = *f&^owedExpected | owedDropped
 }
 
 // tooBig reports whether a PUBLISH of size payload bytes on topic may

@@ -630,10 +630,13 @@ func (o *Op) validate() error {
 		}
 	case OpNode:
 		if o.Node == BrokerName && (o.Cfg.Version != 0 || o.Cfg.HasExpiry || o.Cfg.Clean || o.Cfg.KeepAlive != 0 || o.Cfg.Will != nil) {
-			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, startid, shared, subids and aliases")
+			return fmt.Errorf("node broker takes only rm, window, maxsize, queue, queuefull, maxka, startid, shared, subids and aliases")
 		}
-		if o.Node != BrokerName && o.Cfg.Queue != 0 {
-			return fmt.Errorf("node %s: queue is the broker's", o.Node)
+		if o.Node != BrokerName && (o.Cfg.Queue != 0 || o.Cfg.QueueFull != 0 || o.Cfg.MaxKeepAlive != 0) {
+			return fmt.Errorf("node %s: queue, queuefull and maxka are the broker's", o.Node)
+		}
+		if o.Node == BrokerName && o.Cfg.QueueFull != 0 && o.Cfg.Queue == 0 {
+			return fmt.Errorf("node broker: queuefull needs queue=N")
 		}
 		if o.Node != BrokerName && (o.Cfg.Shared || o.Cfg.SubIDs) {
 			return fmt.Errorf("node %s: shared and subids are the broker's", o.Node)

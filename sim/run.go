@@ -44,7 +44,8 @@ type Result struct {
 	// CrashPoints is the number of crash points each node passed in the
 	// safety phase, by node name: exhaustive mode enumerates K in 1..that.
 	CrashPoints map[string]int
-	// Policy is what the model may assume of the engine preset.
+	// Policy is what the model may assume of the engine preset, with the
+	// limits the plan's broker declares (Limits: its queue bound).
 	Policy model.Policy
 	// crashSkips are World.crashSkips: one per crash at a crash point.
 	crashSkips []uint8
@@ -160,6 +161,7 @@ func (w *World) result(err error) Result {
 		Policy:      ModelPolicy(w.cfg.Preset),
 		crashSkips:  w.crashSkips,
 	}
+	r.Policy.Limits = w.brokerLimits()
 	for _, n := range w.nodes {
 		r.CrashPoints[n.name] = n.points
 	}

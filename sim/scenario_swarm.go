@@ -48,6 +48,12 @@ type swarmGen struct {
 	// brokerMax: the broker's Maximum Packet Size, 0 for the default
 	// (swarm_brokermax.go).
 	brokerMax uint32
+	// queue and queueFull are the broker's queue bound and policy when the
+	// queue dimension is on (0: off), maxKA its max_keepalive when the
+	// serverka dimension is on (0: off): swarm_options.go.
+	queue     uint32
+	queueFull engine.QueueFull
+	maxKA     uint16
 	// topics and wildcardList are the topics published to and the
 	// wildcard filters (swarmTopics and swarmWildcards, or with dollar on
 	// dollarTopics and dollarWildcards).
@@ -152,6 +158,7 @@ func (s *swarmGen) drawDims() {
 	s.drawLater()
 	s.topics, s.wildcardList = swarmTopics, swarmWildcards
 	s.drawMore()
+	s.drawOptions()
 }
 
 // client draws one active client's config.
@@ -239,6 +246,15 @@ func (s *swarmGen) declare() {
 			bc = &NodeConfig{}
 		}
 		bc.MaxSize = s.brokerMax
+	}
+	if s.queue != 0 || s.maxKA != 0 {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.MaxKeepAlive = s.maxKA
+		if s.queue != 0 {
+			bc.Queue, bc.QueueFull = s.queue, s.queueFull
+		}
 	}
 	if bc != nil {
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})

@@ -36,6 +36,9 @@ const (
 	// seed bounds the broker's Maximum Packet Size, and to what): a seed
 	// that draws it off keeps its plan.
 	streamBrokerMax uint64 = 0x4cf5ad432745937f
+	// streamOptions feeds the swarm's broker options (queue, serverka): a
+	// seed that draws them off keeps the plan it had before they existed.
+	streamOptions uint64 = 0x6a09e667f3bcc909
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

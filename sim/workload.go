@@ -55,6 +55,8 @@ const (
 	dimAliases                // the broker's outbound Topic Aliases
 	dimDollar                 // $ topics beside the others
 	dimBrokerMax              // the broker's Maximum Packet Size below some publishes
+	dimQueue                  // the broker's per-session queue bound and its queue-full policy
+	dimServerKA               // the broker's max_keepalive: v5 Server Keep Alive
 	numDims
 )
 
@@ -96,6 +98,8 @@ var dimSpecs = [numDims]dimSpec{
 	dimAliases:     {key: "aliases", names: onOff, doc: "the broker assigns 2-4 outbound Topic Aliases per connection, each v5 client announces a Topic Alias Maximum of 0-3 (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
 	dimDollar:      {key: "dollar", names: onOff, doc: "topics $d/a and $d/c/x beside the others, filters $d/#, $d/+ and +/c/x: first-level wildcards never match a $ topic (draw: one seed in " + strconv.Itoa(moreDen) + ")"},
 	dimBrokerMax:   {key: "brokermax", names: onOff, doc: "the broker's Maximum Packet Size is 512-2048 bytes (node broker maxsize=N), below some padded publishes: v5 clients refuse those [MQTT-3.2.2-15]; 3.1.1 publishers, told no limit, pad below it (draw: one seed in " + strconv.Itoa(brokerMaxDen) + "; payload padding on in that seed unless pinned)"},
+	dimQueue:       {key: "queue", names: []string{"off", "oldest", "newest"}, doc: "the broker's per-session queue bound (max_queued_messages) drawn 2-8, at which it drops the oldest queued copy or the arriving one (queue_full); the bound is declared to the model, which excuses only the drops it allows (draw: one seed in " + strconv.Itoa(optionsDen) + ", oldest or newest alike)"},
+	dimServerKA:    {key: "serverka", names: onOff, doc: "the broker's max_keepalive drawn 1-10 s (1-2 s beside keepalive=on): a v5 client asking more is told it as Server Keep Alive and must use it; 3.1.1 clients ask at most it (draw: one seed in " + strconv.Itoa(optionsDen) + ")"},
 }
 
 // WorkloadDim describes one workload dimension for usage texts.

@@ -169,6 +169,15 @@ func (c Config) brokerMaxStream(plan *Rand) *Rand {
 	return newPCG(c.Seed, streamBrokerMax)
 }
 
+// optionsStream returns the draw stream of the swarm's broker options
+// (streamOptions); with a Source override, the Source.
+func (c Config) optionsStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamOptions)
+}
+
 // wrapStream returns the draw stream of the swarm's wrap dimension
 // (streamWrap); with a Source override, the Source.
 func (c Config) wrapStream(plan *Rand) *Rand {
@@ -338,17 +347,47 @@ func (w *World) boot(n *node) error {
 	return nil
 }
 
-// brokerDropped hears the broker discard a copy undelivered: a resend too
-// large for its client's Maximum Packet Size frees its packet id as if its
-// delivery completed [MQTT-3.1.2-25], so the observer stops waiting for
-// its ack.
+// brokerDropped hears the broker discard a copy undelivered and records it
+// as a Dropped event, in the words of the broker's drop log (live's
+// DropLineFormat): the model excuses a queue-full drop as far as the
+// broker's declared queue bound allows (nodeLimits, model/droplimits.go).
+// A resend too large for its client's Maximum Packet Size frees its packet
+// id as if its delivery completed [MQTT-3.1.2-25], so the observer stops
+// waiting for its ack; nor does it wait for a copy dropped at a full queue.
 func (w *World) brokerDropped(d engine.Drop) {
-	if d.Reason != engine.DropTooLarge || d.PacketID == 0 {
-		return
+	reason := d.Reason.String()
+	if d.Reason == engine.DropQueueFull {
+		reason += " bound=" + strconv.Itoa(d.Bound) + " policy=" + d.Policy.String()
 	}
-	if c, ok := w.byName[d.Client]; ok {
+	msg := w.internID(msgOfPayload(d.Payload))
+	w.log.add(hrec{kind: model.Dropped, time: int64(w.sched.now), node: w.nodes[0].nameID, peer: w.strs.id(d.Client),
+		msg: msg, topic: w.strs.id(d.Topic), reason: w.strs.id(reason)})
+	c, ok := w.byName[d.Client]
+	switch {
+	case !ok:
+	case d.Reason == engine.DropQueueFull:
+		w.obs.dropped(c, msg)
+	case d.Reason == engine.DropTooLarge && d.PacketID != 0:
 		w.obs.del(c, outBroker, d.PacketID)
 	}
+}
+
+// brokerLimits are the limits the plan's broker declares to the model: its
+// queue bound and queue-full policy when its node op sets one ("node broker
+// queue=N queuefull=P"); none otherwise (the default bound is never met by
+// a scenario's traffic, and a drop at it is a loss).
+func (w *World) brokerLimits() model.BrokerLimits {
+	var lim model.BrokerLimits
+	for _, n := range w.nodes {
+		if !n.broker || n.cfg == nil || n.cfg.Queue == 0 {
+			continue
+		}
+		lim.Queue, lim.QueueFull = int(n.cfg.Queue), model.DropOldest
+		if n.cfg.QueueFull == engine.DropNewest {
+			lim.QueueFull = model.DropNewest
+		}
+	}
+	return lim
 }
 
 // Now reports the virtual time.

@@ -53,10 +53,10 @@ func (j judge) judgeRun(r sim.Result, all bool) verdict {
 		v.promised = model.Promises(model.FixedPolicy(), faults)
 	}
 	if !all {
-		v.violations = ix.Check(model.Options{Only: v.promised})
+		v.violations = ix.Check(model.Options{Only: v.promised, Limits: r.Policy.Limits})
 		return v
 	}
-	for _, x := range ix.Check(model.Options{}) {
+	for _, x := range ix.Check(model.Options{Limits: r.Policy.Limits}) {
 		if v.promised.Has(x.Invariant) {
 			v.violations = append(v.violations, x)
 		} else {
