@@ -110,7 +110,7 @@ type dropVerdict struct {
 }
 
 // dropJudge judges the broker's Dropped events under the declared limits
-// (x.limits) for NoLoss and FlowResume. A queue-full drop of client c's
+// (x.limits) for NoLoss, FlowResume, SharedDelivery, Retained and Will. A queue-full drop of client c's
 // copy of message m, recorded at step d, is excused only when all of these
 // hold:
 //
@@ -118,21 +118,25 @@ type dropVerdict struct {
 //   - the copy was not sent to c before d: a queue holds copies waiting to
 //     be sent, not copies in flight;
 //   - the queue may have been full: at some step t between the broker's
-//     receipt of m and d, the copies routed to c (by a persistent QoS>=1
-//     subscription in effect when the broker received them) that the
-//     broker had received by t and had not sent to c, nor dropped (as
-//     recorded), nor discarded with a clean start of c by t, number at
-//     least N plus the arriving one (drop-oldest); for drop-newest, where
-//     m itself is the arriving one, at least N besides m and the later
-//     copies of m's publisher. This count never understates the broker's
-//     queue at the drop (the recorder writes a Received before the broker
-//     reads the packet, a Sent after the broker wrote it; the drop took
-//     place between the receipt and its log line), so a drop it finds
-//     short of the bound is against the bound whatever the timing;
+//     receipt of m and d, the copies that may have been queued for c
+//     (queueable: one per receipt of a publication routed to c, wills,
+//     retained copies a SUBSCRIBE brought) that had entered by t and had
+//     not left by t (sent to c, dropped as recorded, or discarded with a
+//     clean start of c), number at least N plus the arriving one
+//     (drop-oldest); for drop-newest, where m itself is the arriving one,
+//     at least N besides m and the later copies of m's publisher. This
+//     count never understates the broker's queue at the drop (the
+//     recorder writes a Received before the broker reads the packet, a
+//     Sent after the broker wrote it; the drop took place between the
+//     receipt and its log line), so a drop it finds short of the bound is
+//     against the bound whatever the timing. A client with no persistent
+//     QoS>=1 subscription is not judged: the model follows none of its
+//     subscriptions to bound its queue;
 //   - no earlier copy of the same publisher for c is dropped after it
 //     (the drop log is in the broker's order): under drop-oldest that copy
 //     was queued and older, under drop-newest m should have gone as it
-//     arrived, after that copy had;
+//     arrived, after that copy had (not judged for a shared subscription's
+//     member, whose copies are not ordered [MQTT-4.6.0-6]);
 //   - drop-oldest with a declared in-flight window W: no more than W
 //     earlier copies of the same publisher were first sent to c on a
 //     connection c opened after d: they were unsent at the drop and not
@@ -210,7 +214,9 @@ func newDropJudge(x *index) *dropJudge {
 	cleans := map[int32][]int32{}    // client -> its clean starts
 	connects := map[int32][]int32{}  // client -> the broker's Received CONNECTs from it
 	for _, r := range drops {
-		copies[r.node] = nil
+		if w := dropWord(x.h.Events[r.step].Reason); w == DropReasonQueueFull || w == DropReasonExpired {
+			copies[r.node] = nil // only these are judged against the copies
+		}
 	}
 	for i, k := range x.kinds {
 		d := &x.ev[i]
@@ -321,6 +327,7 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 			leaves[d.msg] = append(leaves[d.msg], -int32(i)-1)
 		}
 	}
+	crashes := j.brokerCrashes()
 	for m := range leaves {
 		slices.SortFunc(leaves[m], func(a, b int32) int { return int(stepOf(a) - stepOf(b)) })
 	}
@@ -376,11 +383,61 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 			t++
 		}
 		taken[cp.msg] = t
-		if k, _ := slices.BinarySearch(cleans, cp.ref); k < len(cleans) {
-			cp.leave = min(cp.leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
+	}
+	// A copy dropped before a broker crash may come back with the restart
+	// (the deletion of its record was not yet durable) and leave again:
+	// it is queued again from the restart to its next transmission or
+	// drop that no copy took.
+	for n, end := 0, len(cs); n < end; n++ {
+		cp := cs[n]
+		if cp.drop < 0 {
+			continue
+		}
+		k, _ := slices.BinarySearch(crashes, cp.drop)
+		l, t := leaves[cp.msg], taken[cp.msg]
+		if k == len(crashes) || t == len(l) || stepOf(l[len(l)-1]) <= crashes[k] {
+			continue
+		}
+		for t < len(l) && stepOf(l[t]) <= crashes[k] {
+			t++
+		}
+		again := dropCopy{ref: crashes[k], msg: cp.msg, pub: cp.pub, drop: -1, unordered: cp.unordered}
+		if at := l[t]; at < 0 {
+			again.drop, again.leave = stepOf(at), stepOf(at)
+		} else {
+			again.sent, again.leave = at+1, at
+		}
+		taken[cp.msg] = t + 1
+		cs = append(cs, again)
+	}
+	slices.SortStableFunc(cs, func(a, b dropCopy) int { return int(a.ref - b.ref) })
+	for n := range cs {
+		if k, _ := slices.BinarySearch(cleans, cs[n].ref); k < len(cleans) {
+			cs[n].leave = min(cs[n].leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
 		}
 	}
 	return cs
+}
+
+// crashBetween reports whether the broker crashed between steps a and b.
+func (j *dropJudge) crashBetween(a, b int32) bool {
+	for i := a + 1; i < b; i++ {
+		if k := j.x.kinds[i]; k.kind == Crash && j.x.ev[i].node == brokerID {
+			return true
+		}
+	}
+	return false
+}
+
+// brokerCrashes returns the steps of the broker's crashes, in order.
+func (j *dropJudge) brokerCrashes() []int32 {
+	var out []int32
+	for i, k := range j.x.kinds {
+		if k.kind == Crash && j.x.ev[i].node == brokerID {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // stepOf is the step of a leaves entry of queueable.
@@ -475,9 +532,11 @@ func (j *dropJudge) queueFullCopy(d int, c int32, m dropCopy, cs []dropCopy, con
 		if m.pub < 0 || k.pub != m.pub || k.ref >= m.ref || m.msg == 0 || k.msg == 0 || m.unordered {
 			continue // a will or a retained copy is in no publisher's order, nor a shared subscription's copy [MQTT-4.6.0-6]; copies without a message id cannot be told apart
 		}
-		if k.drop > int32(d) && !slices.ContainsFunc(cs, func(o dropCopy) bool { return o.msg == k.msg && o.ref > k.ref && o.ref < k.drop }) {
+		if k.drop > int32(d) && !slices.ContainsFunc(cs, func(o dropCopy) bool { return o.msg == k.msg && o.ref > k.ref && o.ref < k.drop }) && !j.crashBetween(int32(d), k.drop) {
 			// (a later receipt of k's message before that drop may have
-			// been the copy it dropped: then k is not known to be older)
+			// been the copy it dropped: then k is not known to be older;
+			// nor is it when a broker restart came between, which rebuilt
+			// the queue from the broker's records)
 			return false, fmt.Sprintf("%s at step %d, but it dropped msg %q of the same publisher, received before it, later (step %d): %s never drops a later copy of one publisher before an earlier one [MQTT-4.6.0-5]",
 				what, d, x.msgs[k.msg], k.drop, decl)
 		}
