@@ -257,7 +257,7 @@ func newDropJudge(x *index) *dropJudge {
 //
 //   - a QoS>=1 PUBLISH the broker received, for each receipt (a publisher's
 //     QoS 1 resend, or any resend after a broker crash, is routed again as
-//     a new copy), when a QoS>=1 subscription of c (persistent, as NoLoss
+//     a new copy; a QoS 2 resend the broker still holds is not), when a QoS>=1 subscription of c (persistent, as NoLoss
 //     counts one; a shared one by its inner filter: the group may choose
 //     c) matching its topic was in effect then, or when the broker sent c
 //     a copy of it or dropped one later (a subscription in doubt after a
@@ -328,6 +328,7 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 		}
 	}
 	crashes := j.brokerCrashes()
+	lastRecv := map[[2]int32]int32{} // publisher, msg -> the broker's last receipt of it
 	for m := range leaves {
 		slices.SortFunc(leaves[m], func(a, b int32) int { return int(stepOf(a) - stepOf(b)) })
 	}
@@ -345,7 +346,15 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 		switch {
 		case k.kind == Received && d.node == brokerID && k.typ == PUBLISH && e.Packet.QoS >= 1:
 			// An empty payload (a retained message's clear) is queued like
-			// any other; its copies share message id 0.
+			// any other; its copies share message id 0. A QoS 2 resend the
+			// broker still holds is not routed again [MQTT-4.3.3-10]: only
+			// its first receipt, or one after a broker crash, is.
+			key := [2]int32{d.peer, d.msg}
+			prev, seen := lastRecv[key]
+			lastRecv[key] = int32(i)
+			if e.Packet.QoS == 2 && d.msg != 0 && seen && !j.crashBetween(prev, int32(i)) {
+				continue
+			}
 			topic := j.topicOf(i)
 			if routedAt(i, topic) || reached(d.msg, i) {
 				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: d.peer})

@@ -20,7 +20,9 @@ import "github.com/mqttlab/mqttlab/engine"
 //     broker enforces 1.5 times it [MQTT-3.1.2-22]; ClientKeepAlive and
 //     BrokerKeepAlive judge against it. A 3.1.1 client asking more is
 //     refused (0x02, mosquitto's behaviour) and would never connect, so
-//     each 3.1.1 client asks at most the maximum.
+//     each 3.1.1 client asks at most the maximum. A serverka seed has no
+//     idle clients unless idle is pinned: hundreds of them pinging every
+//     few seconds would keep the world from ever going quiet.
 
 // optionsDen: one seed in optionsDen draws each broker option on.
 const optionsDen = 8
@@ -60,6 +62,12 @@ func (s *swarmGen) drawOptions() {
 		return
 	}
 	s.maxKA = maxKA
+	if !s.wl.pins[dimIdle].set {
+		// Hundreds of idle clients pinging every 1-10 s keep the network
+		// busy for good: the world never goes quiet (NoStuck). A serverka
+		// seed draws none.
+		s.idle = nil
+	}
 	for _, c := range append(append(s.all(), s.members...), s.idle...) {
 		if c.version != 4 {
 			continue
