@@ -421,6 +421,12 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 	}
 	slices.SortStableFunc(cs, func(a, b dropCopy) int { return int(a.ref - b.ref) })
 	for n := range cs {
+		if cs[n].unordered {
+			// A shared subscription's member gets the copies of another
+			// member whose session ended (handed on [MQTT-4.8.2-5]) at that
+			// end, after its own clean start perhaps: not cut there.
+			continue
+		}
 		if k, _ := slices.BinarySearch(cleans, cs[n].ref); k < len(cleans) {
 			cs[n].leave = min(cs[n].leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
 		}
