@@ -281,6 +281,13 @@ func (b *Broker) dropConn(c *brokerConn) {
 		b.endSession(s) // [MQTT-4.1.0-2] [MQTT-3.1.2-6]
 		return
 	}
+	if b.finiteNoQueue(s) { // the canary: its unsent messages go with the connection
+		for i := range s.queue {
+			b.delOut(s, &s.queue[i])
+			s.queue[i] = brokerOut{}
+		}
+		s.queue = s.queue[:0]
+	}
 	b.saveSession(s)
 	b.armExpiry(s)
 }

@@ -113,6 +113,9 @@ func (b *Broker) enqueue(s *brokerSession, out brokerOut) {
 		b.fan = append(b.fan, brokerFanSend{s: s, q0: len(b.fan0)})
 		return
 	}
+	if s.conn == nil && b.finiteNoQueue(s) {
+		return // the canary: nothing kept for a finite session while it is away
+	}
 	out.seq = b.nextSeq()
 	b.fan = append(b.fan, brokerFanSend{s: s})
 	if c := s.conn; c != nil && len(s.queue) == 0 && c.outstanding+b.held(s) < c.window && s.ids.Len() < 65535 {
@@ -387,4 +390,11 @@ func (b *Broker) handlePubcomp(c *brokerConn, p *packet.Pubcomp) {
 	}
 	b.removeOut(s, i)
 	b.pumpOnAck(s)
+}
+
+// finiteNoQueue reports whether the MutFiniteSessionNoQueue canary treats
+// s as a session that holds no messages while away: one whose Session
+// Expiry Interval is finite and not 0.
+func (b *Broker) finiteNoQueue(s *brokerSession) bool {
+	return b.pol.Mutations&MutFiniteSessionNoQueue != 0 && s.expiry != 0 && s.expiry != expiryNever
 }

@@ -542,7 +542,8 @@ func (w *bsWorld) configure(args []string) error {
 				"subidsfirstonly":        MutSubIDsFirstOnly,
 				"willonnormaldisconnect": MutWillOnNormalDisconnect, "volatileretained": MutVolatileRetained,
 				"maxsizeestimate": MutMaxSizeEstimate, "halfdelete": MutHalfDelete, "expiryrestart": MutExpiryRestart,
-				"queuebelowbound": MutQueueBelowBound}[v]
+				"queuebelowbound":      MutQueueBelowBound,
+				"finitesessionnoqueue": MutFiniteSessionNoQueue}[v]
 		case "topicalias":
 			w.cfg.TopicAliasMaximum = uint16(n)
 		case "aliasesout":

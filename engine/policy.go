@@ -121,6 +121,7 @@ const (
 	MutIgnoreBrokerMaxSize                         // client: ignore the broker's Maximum Packet Size (CONNACK) and send packets of any size [MQTT-3.2.2-15]
 	MutQueueBelowBound                             // broker: a session's queue is full one copy short of MaxQueued, so it drops a copy its declared bound keeps [MQTT-4.1.0-1]
 	MutIgnoreServerKeepAlive                       // client: keep its own Keep Alive when the CONNACK carries a Server Keep Alive [MQTT-3.2.2-21]
+	MutFiniteSessionNoQueue                        // broker: a session with a finite non-zero Session Expiry Interval keeps its subscriptions while away, but its unsent messages are dropped when its connection ends and none is queued for it while it is away, as if its interval were 0 [MQTT-4.1.0-2] [MQTT-3.1.2-23]
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -169,7 +170,8 @@ var (
 		"subids-first-only", "will-on-normal-disconnect", "volatile-retained", "max-size-estimate", "will-drop-on-disconnect",
 		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2",
 		"ignore-broker-max-size",
-		"queue-below-bound", "ignore-server-keep-alive"}
+		"queue-below-bound", "ignore-server-keep-alive",
+		"finite-session-no-queue"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

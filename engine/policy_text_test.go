@@ -50,6 +50,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutDollarWildcard.String(), "dollar-wildcard"},
 		{MutQueueBelowBound.String(), "queue-below-bound"},
 		{MutIgnoreServerKeepAlive.String(), "ignore-server-keep-alive"},
+		{MutFiniteSessionNoQueue.String(), "finite-session-no-queue"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -58,8 +59,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutIgnoreServerKeepAlive != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutIgnoreServerKeepAlive))
+	if MutFiniteSessionNoQueue != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutFiniteSessionNoQueue))
 	}
 }
 

@@ -43,6 +43,10 @@ type SessionWatch struct {
 	pend    bool   // a CONNECT awaits its CONNACK
 	pendExp uint32 // that CONNECT's Session Expiry Interval
 	late    bool   // ... and it came after the session may have expired
+	// clean311: the session is a 3.1.1 one of Clean Session=1, which lasts
+	// as long as its network connection [MQTT-3.1.2-6]; pendClean is the
+	// pending CONNECT's Clean Start.
+	clean311, pendClean bool
 }
 
 // expiryDoubtEvents are the events expiryDoubts reads.
@@ -55,9 +59,43 @@ var expiryDoubtEvents = eventSet{
 // expiryDoubts lists, in step order, where a client's session may have
 // expired and been discarded without a CONNACK in the history saying so.
 func expiryDoubts(x *index) []expDoubt {
+	ends, _ := sessionEnds(x)
+	var out []expDoubt
+	for _, e := range ends {
+		if !e.seen {
+			out = append(out, expDoubt{step: e.step, client: e.client})
+		}
+	}
+	return out
+}
+
+// sessEnd is where the history shows a client's session ended as the spec
+// allows, its Session Expiry Interval past [MQTT-4.1.0-2] (or a 3.1.1
+// Clean Session=1 session's connection gone [MQTT-3.1.2-6]): seen, at the
+// broker's CONNACK with Session Present=0 to a CONNECT that came after
+// that [MQTT-3.2.2-3] (or to a client the broker had accepted no CONNECT
+// of: SessionWatch.Discards); unseen, at a broker Crash or ConnClosed that
+// cut such a CONNECT short of its CONNACK (expiryDoubts).
+type sessEnd struct {
+	step, client int32
+	seen         bool
+}
+
+// sessionEnds lists, in step order, where a client's session ended as the
+// spec allows (sessEnd), from the broker's events alone (SessionWatch);
+// expiredAtEnd says, per client, that the broker may have discarded its
+// session by the history's last event. A Session Present=0 to a Clean
+// Start=0 CONNECT the broker took before the session could have expired is
+// no such end: the broker lost a session it had to keep.
+func sessionEnds(x *index) (ends []sessEnd, expiredAtEnd []bool) {
 	ss := make([]SessionWatch, len(x.nodes))
 	v5 := make([]bool, len(x.nodes))
-	var out []expDoubt
+	seen := make([]bool, len(x.nodes))
+	for i, k := range x.kinds { // a client's first CONNECT is as its first Connected says
+		if d := &x.ev[i]; k.kind == Connected && !seen[d.node] {
+			seen[d.node], v5[d.node] = true, x.h.Events[i].Version >= 5
+		}
+	}
 	for i, k := range x.kinds {
 		if !expiryDoubtEvents.has(k) {
 			continue
@@ -73,12 +111,12 @@ func expiryDoubts(x *index) []expDoubt {
 		case Crash:
 			for c := range ss {
 				if ss[c].Ended(e.Time) {
-					out = append(out, expDoubt{step: int32(i), client: int32(c)})
+					ends = append(ends, sessEnd{step: int32(i), client: int32(c)})
 				}
 			}
 		case ConnClosed:
 			if c := x.peerOf(i); ss[c].Ended(e.Time) {
-				out = append(out, expDoubt{step: int32(i), client: c})
+				ends = append(ends, sessEnd{step: int32(i), client: c})
 			}
 		case Received:
 			c, p := x.peerOf(i), &e.Packet
@@ -88,25 +126,55 @@ func expiryDoubts(x *index) []expDoubt {
 				ss[c].Disconnect(p.ExpirySet, p.Expiry)
 			}
 		case Sent:
-			ss[x.peerOf(i)].Connack(e.Packet.Reason)
+			c, p := x.peerOf(i), &e.Packet
+			if ss[c].Discards(p.Sessions, p.Reason) {
+				ends = append(ends, sessEnd{step: int32(i), client: c, seen: true})
+			}
+			ss[c].Connack(p.Reason)
 		}
 	}
-	return out
+	expiredAtEnd = make([]bool, len(x.nodes))
+	if n := len(x.h.Events); n > 0 {
+		for c := range ss {
+			expiredAtEnd[c] = ss[c].expired(x.h.Events[n-1].Time)
+		}
+	}
+	return ends, expiredAtEnd
 }
 
 // expired reports whether the broker may have discarded the session by t:
-// its interval passed after its connection ended [MQTT-4.1.0-2].
+// its interval has run since its connection ended [MQTT-4.1.0-2] (at its
+// last instant too: the doubt goes to the broker), or, for a
+// 3.1.1 session of Clean Session=1, its connection ended [MQTT-3.1.2-6].
 func (s *SessionWatch) expired(t int64) bool {
-	if !s.known || s.online || !s.v5 || s.expiry == ExpiryNever {
+	switch {
+	case !s.known || s.online:
 		return false
+	case !s.v5:
+		return s.clean311
+	case s.expiry == ExpiryNever:
+		return false
+	case s.expiry == 0: // the session ended with its connection [MQTT-3.1.2-23]
+		return true
 	}
-	return t > s.offAt+int64(s.expiry)*1e9
+	return t >= s.offAt+int64(s.expiry)*1e9 // the interval has passed at its last instant (the engine's timer fires then)
 }
 
 // Connect follows a CONNECT (5.0 when v5) the broker received at t.
 func (s *SessionWatch) Connect(t int64, v5, clean bool, expiry uint32) {
 	s.v5 = v5
-	s.pend, s.pendExp, s.late = true, expiry, !clean && s.expired(t)
+	s.pend, s.pendExp, s.pendClean, s.late = true, expiry, clean, !clean && s.expired(t)
+}
+
+// Discards reports whether a CONNACK the broker sends (Session Present
+// sessionPresent, reason code reason) to the pending CONNECT ends the
+// client's session as the spec allows: Session Present=0, accepting a
+// CONNECT that came after the session may have expired [MQTT-4.1.0-2]
+// [MQTT-3.2.2-3], or one of a client the
+// broker never accepted a CONNECT of (a crash before its first CONNACK: no
+// session it had to keep). Call it before Connack.
+func (s *SessionWatch) Discards(sessionPresent bool, reason uint8) bool {
+	return s.pend && (s.late || !s.known) && !sessionPresent && reason < 0x80
 }
 
 // Disconnect follows a DISCONNECT the broker received, with its Session
@@ -123,7 +191,7 @@ func (s *SessionWatch) Disconnect(expirySet bool, expiry uint32) {
 func (s *SessionWatch) Connack(reason uint8) {
 	s.pend, s.late = false, false
 	if reason < 0x80 {
-		s.known, s.online, s.expiry = true, true, s.pendExp
+		s.known, s.online, s.expiry, s.clean311 = true, true, s.pendExp, !s.v5 && s.pendClean
 	}
 }
 

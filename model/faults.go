@@ -37,7 +37,7 @@ type Faults struct {
 	CallbackPreCrashes    int  // CrashInCallbackPre on any node
 	CallbackPostCrashes   int  // CrashInCallbackPost on any node
 	QoS2WindowCrashes     int  // crash after a QoS2 Delivered, before that node Sent its PUBREC
-	SessionLostCrashes    int  // a publisher holding unacked messages crashed after it read Session Present 0 to Clean Start 0, before it acted on it (its reboot resends to the broker's new session)
+	SessionLostCrashes    int  // a publisher holding unacked messages crashed after it read Session Present 0 to Clean Start 0, before it acted on it, or crashed or lost the connection before it read the Session Present 0 the broker sent it (its reboot or reconnect resends to the broker's new session)
 	SubscriberStateLosses int  // StateLost events of subscriber nodes
 	SubscriberConnLosses  int  // ConnClosed seen by subscriber nodes
 	StateLosses           int  // StateLost events of any node
@@ -86,6 +86,7 @@ type nodeFaults struct {
 	connects   bool  // sent a CONNECT whose connection has not been seen to end
 	cleanConn  bool  // its last CONNECT asked Clean Start
 	spZero     bool  // read Session Present 0 to Clean Start 0; its Connected event not yet come
+	spZeroSent bool  // the broker sent it Session Present 0 to its Clean Start 0 CONNECT, not read yet
 }
 
 // faultScan is the state FaultsOf keeps while scanning.
@@ -139,7 +140,7 @@ func faultsOfNodes(x *index, keep func(node int32) bool) Faults {
 // faultEvents are the events faultScan.step reads.
 var faultEvents = eventSet{
 	kinds:    kindBits(Accepted, Acknowledged, Delivered, Crash, Restart, StateLost, Partition, ConnClosed, LivenessStart, Connected),
-	sent:     typeBits(PUBREC, CONNECT, DISCONNECT),
+	sent:     typeBits(PUBREC, CONNECT, DISCONNECT, CONNACK),
 	received: typeBits(PUBLISH, CONNACK),
 }.codes()
 
@@ -174,6 +175,11 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 			n.connects, n.cleanConn = true, e.Packet.Clean
 		case DISCONNECT:
 			n.connects = false
+		case CONNACK:
+			if d.node == brokerID { // the client's session went unless it reads this [MQTT-3.2.2-5]
+				c := &s.nodes[d.peer]
+				c.spZeroSent = !e.Packet.Sessions && e.Packet.Reason < 0x80 && !c.cleanConn
+			}
 		}
 	case Delivered:
 		s.delivered(n, e, d)
@@ -195,11 +201,27 @@ func (s *faultScan) step(f *Faults, i int, e *Event) {
 			s.connLost(f, n)
 		}
 		n.connects = false
+		if d.node != brokerID {
+			s.sessionLostUnread(f, n)
+		}
 	case LivenessStart:
 		f.LivenessRan = true
 	case Connected:
-		n.spZero = false
+		n.spZero, n.spZeroSent = false, false
 	}
+}
+
+// sessionLostUnread: client n crashed or lost its connection holding
+// unacknowledged messages before it read the Session Present 0 the broker
+// sent it (the session it had expired, or was never accepted:
+// [MQTT-4.1.0-2] [MQTT-3.2.2-5]). It never learns its session went: its
+// next CONNECT may find the session that CONNACK started (Session Present
+// 1), and its resent QoS 2 PUBLISH is a new message there.
+func (s *faultScan) sessionLostUnread(f *Faults, n *nodeFaults) {
+	if n.spZeroSent && n.unacked > 0 {
+		f.SessionLostCrashes++
+	}
+	n.spZeroSent = false
 }
 
 // connLost counts the end of a connection of node n.
@@ -218,6 +240,7 @@ func (s *faultScan) received(n *nodeFaults, e *Event, d *evIDs) {
 	if p.Type == CONNACK {
 		// [MQTT-3.2.2-5] the session went; the client learns it when it acts on this CONNACK
 		n.spZero = d.node != brokerID && !p.Sessions && p.Reason < 0x80 && !n.cleanConn
+		n.spZeroSent = false
 		return
 	}
 	if p.Type != PUBLISH || p.QoS == 0 || p.Msg == "" {
@@ -252,8 +275,10 @@ func (s *faultScan) crash(f *Faults, i int, e *Event, n *nodeFaults) {
 	f.Crashes = append(f.Crashes, CrashFault{Step: i, Node: e.Node, Role: role, Point: e.Point})
 	if n.spZero && n.unacked > 0 {
 		f.SessionLostCrashes++
+	} else {
+		s.sessionLostUnread(f, n)
 	}
-	n.spZero = false
+	n.spZero, n.spZeroSent = false, false
 	switch e.Point {
 	case CrashInCallbackPre:
 		f.CallbackPreCrashes++

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -158,4 +159,17 @@ func runInvariantCases(t *testing.T, inv Invariant, cases []invariantCase) {
 			}
 		})
 	}
+}
+
+// neverExpires gives every CONNECT of the nodes (as sent and as received)
+// a Session Expiry Interval that never ends: their sessions live on
+// however long they are away.
+func (b *hb) neverExpires(nodes ...string) *hb {
+	for i := range b.h.Events {
+		e := &b.h.Events[i]
+		if e.Packet.Type == CONNECT && (slices.Contains(nodes, e.Node) || slices.Contains(nodes, e.Peer)) {
+			e.Packet.Expiry = ExpiryNever
+		}
+	}
+	return b
 }

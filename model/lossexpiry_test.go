@@ -2,14 +2,15 @@ package model
 
 import "testing"
 
-// expiring builds s1 subscribed to t/# (its CONNECT announcing Receive
+// expiring builds s1 subscribed to t/# in a session that never expires
+// (its CONNECT announcing Receive
 // Maximum rm, 0 none) and p1 connected; when inflight, the broker has sent
 // s1 a QoS 1 PUBLISH (m0) it has not acked. Then, at 1 s, p1 publishes m1
 // at QoS 1 with a Message Expiry Interval of 2 s, which the broker receives
 // and never sends s1: it expires at 3 s.
 func expiring(rm uint16, inflight bool) *hb {
 	b := newHB()
-	b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT})
+	b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever})
 	b.h.Events[len(b.h.Events)-2].ReceiveMax = rm
 	b.sent(BrokerNode, "s1", Packet{Type: CONNACK}).ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 5, ReceiveMax: rm})
 	b.xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1)).xfer(BrokerNode, "s1", pkt(SUBACK, 1)).subscribed("s1", "t/#", 1)
@@ -57,7 +58,9 @@ func TestNoLossMessageExpiry(t *testing.T) {
 // noExpiry takes the Message Expiry Interval off every PUBLISH.
 func (b *hb) noExpiry() *hb {
 	for i := range b.h.Events {
-		b.h.Events[i].Packet.Expiry = 0
+		if b.h.Events[i].Packet.Type == PUBLISH {
+			b.h.Events[i].Packet.Expiry = 0
+		}
 	}
 	return b
 }
@@ -71,12 +74,12 @@ func (b *hb) noExpiry() *hb {
 func TestNoLossMessageExpiryUnacceptedConn(t *testing.T) {
 	reopened := func(connack *Packet) *hb {
 		b := newHB()
-		b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT})
+		b.opened("s1").xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever})
 		b.sent(BrokerNode, "s1", Packet{Type: CONNACK}).ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, Version: 5})
 		b.xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1)).xfer(BrokerNode, "s1", pkt(SUBACK, 1)).subscribed("s1", "t/#", 1)
 		b.connect("p1", false, false).closed("s1").opened("s1")
 		if connack != nil {
-			b.xfer("s1", BrokerNode, Packet{Type: CONNECT}).sent(BrokerNode, "s1", *connack)
+			b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever}).sent(BrokerNode, "s1", *connack)
 		}
 		p := publish(2, 1, false, "m1")
 		p.Expiry = 2
@@ -143,7 +146,7 @@ func TestNoLossMessageExpiryRetainedCopy(t *testing.T) {
 			b.sent(BrokerNode, "s1", c)
 		})
 		b.at(2, func(b *hb) { b.closed("s1") })
-		return b.at(6, func(b *hb) { b.liveness() })
+		return b.at(6, func(b *hb) { b.liveness() }).neverExpires("s1")
 	}
 	runInvariantCases(t, NoLoss, []invariantCase{
 		{name: "retained copy of a later SUBACK sent, live copy expired while away", h: build(true, 0)},

@@ -15,6 +15,10 @@ type sub struct {
 	end    int    // stopped taking new messages, or -1
 	how    subEnd // what stopped it
 	qos    uint8  // the QoS of its Subscribed event
+	// gone: the step a clean start or the session's expiry ended the
+	// session after a replacement or an UNSUBSCRIBE ended s, or -1: what
+	// s still owed then went with the session.
+	gone int
 }
 
 // subEnd says what ended a subscription.
@@ -24,6 +28,7 @@ const (
 	endReplaced subEnd = iota + 1 // a SUBSCRIBE of the same filter replaced it [MQTT-3.8.4-3]
 	endUnsub                      // UNSUBSCRIBE [MQTT-3.10.4-2]
 	endClean                      // a clean start discarded the session [MQTT-3.1.2-4]
+	endExpired                    // the session ended as the spec allows, its Session Expiry Interval run out [MQTT-4.1.0-2] (sessionEnds)
 )
 
 // accepted is one QoS>=1 message a publisher app handed to its engine
@@ -48,8 +53,28 @@ type accepted struct {
 // CheckNoLoss checks invariant 1 (SPEC-NOTES 1, 10; seeds
 // coremqtt-unclean-session-retransmits and mosquitto-ack-after-callback):
 // every message a publisher accepted at QoS>=1 is delivered to every
-// subscriber that held a matching persistent subscription at QoS>=1
-// [MQTT-3.1.2-5] [MQTT-4.5.0-1] [MQTT-4.3.2-4] [MQTT-4.3.3-8].
+// subscriber that held a matching subscription at QoS>=1 while its session
+// lived [MQTT-3.1.2-5] [MQTT-4.5.0-1] [MQTT-4.3.2-4] [MQTT-4.3.3-8].
+//
+// Every session counts, whatever its expiry, from the broker's events
+// (SessionWatch, sessionEnds): a session of Session Expiry Interval 0 (or
+// a 3.1.1 Clean Session=1 one) lives as long as its connection
+// [MQTT-3.1.2-6], one of a longer interval is kept after its connection
+// closed [MQTT-3.1.2-23] until the interval has run [MQTT-4.1.0-2], its
+// clock running on across broker restarts. A
+// session ends where the history shows it gone as the spec allows: a clean
+// start [MQTT-3.1.2-4], the broker's Session Present=0 to a CONNECT that
+// came after the interval ran out, a broker crash or close that cut such a
+// CONNECT short of its CONNACK (expiryDoubts), or the history's end with
+// the interval run out. What its subscriptions had not delivered then went
+// with it. A Session Present=0 that came before the interval could have
+// run out ends nothing: the broker lost a session it had to keep, and owes
+// all. Where the history cannot tell when the broker's clock started (a
+// crash that took the session offline, or may have lost its close), the
+// session counts as offline from the crash, the earliest it could be: the
+// doubt goes to the implementation for that window only. A client whose
+// sessions the history's broker events do not show (no broker CONNECT of
+// it recorded) is judged by its Subscribed events' Persistent flag alone.
 //
 // A subscription counts for a message when it took effect at the broker (see
 // collectSubs) before the broker first Received the message's PUBLISH, or
@@ -62,8 +87,10 @@ type accepted struct {
 // interrupted" [MQTT-3.8.4-3]; an UNSUBSCRIBE excuses those the broker had
 // not started to send (it "MAY continue to deliver any existing messages
 // buffered", but MUST complete the QoS 1/2 deliveries it started
-// [MQTT-3.10.4-3]); a clean start excuses all (the session is discarded
-// [MQTT-3.1.2-4]). An UNSUBSCRIBE, or a SUBSCRIBE at QoS 0, that the broker
+// [MQTT-3.10.4-3]); a clean start or the session's expiry excuses all (the
+// session is discarded [MQTT-3.1.2-4] [MQTT-4.1.0-2]), also what a
+// replaced or unsubscribed subscription still owed. An UNSUBSCRIBE, or a
+// SUBSCRIBE at QoS 0, that the broker
 // received and had not acknowledged when it crashed may have taken effect:
 // it ends the subscription there as if acknowledged, since nothing resends
 // it (see subScan.unacked). A message stops counting when its publisher connects with
@@ -75,8 +102,13 @@ type accepted struct {
 // [MQTT-3.2.2-5], a QoS 2 message whose PUBLISH reached the lost session
 // included (sent again, as new, it would be delivered twice
 // [MQTT-4.3.3-10]); a message the broker acknowledged is its own and stays
-// owed [MQTT-4.3.2-4] [MQTT-4.3.3-8]. On the subscriber's side a Session
-// Present=0 excuses nothing: the broker lost the session. A copy whose Message Expiry
+// owed [MQTT-4.3.2-4] [MQTT-4.3.3-8]. That excuse holds only when the
+// broker's CONNACK shows the session gone as the spec allows (expired
+// [MQTT-4.1.0-2], or never accepted: SessionWatch.Discards); a session the
+// broker lost while it should still live (a crash without persistence, a
+// discard before the interval ran out) owes all its messages. On the
+// subscriber's side likewise a Session Present=0 excuses only what a
+// session gone as the spec allows held. A copy whose Message Expiry
 // Interval ran out unsent while the subscriber was away or the broker down
 // is not owed [MQTT-3.3.2-5] (lossexpiry.go), nor one too large for the
 // subscriber's Maximum Packet Size, which the broker discards as if sent
@@ -230,14 +262,15 @@ func collectMessages(x *index) []accepted {
 	} else {
 		msgs = make([]accepted, 0, len(x.accs))
 	}
-	byMsg := takeDense[int32](x, len(x.msgs))  // msg id -> index in msgs + 1
-	pending := make([][]int32, len(x.nodes))   // publisher -> accepted, not acknowledged
-	unacked := map[nodeID]int32{}              // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
-	cleanConn := make([]bool, len(x.nodes))    // client -> its last CONNECT asked Clean Start
-	kept := map[int32]bool{}                   // msgs pending at a Session Present 1 and not sent since
-	lostSession := map[int32]bool{}            // msgs excused by a Session Present 0 alone
-	crashedSince := make([]bool, len(x.nodes)) // client -> the broker crashed since its last CONNACK
-	acc := 0                                   // Accepted events so far
+	byMsg := takeDense[int32](x, len(x.msgs))    // msg id -> index in msgs + 1
+	pending := make([][]int32, len(x.nodes))     // publisher -> accepted, not acknowledged
+	unacked := map[nodeID]int32{}                // publisher, packet id -> a receipt the broker has not acknowledged: index in msgs
+	cleanConn := make([]bool, len(x.nodes))      // client -> its last CONNECT asked Clean Start
+	lostSession := map[int32]bool{}              // msgs excused by a Session Present 0 alone
+	discards := make([]sessAnswer, len(x.nodes)) // client -> what the broker's last CONNACK to it did to its session
+	ends, _ := sessionEnds(x)
+	ei := 0
+	acc := 0 // Accepted events so far
 	for i, k := range x.kinds {
 		if !messageEvents.has(k) {
 			continue
@@ -262,43 +295,39 @@ func collectMessages(x *index) []accepted {
 			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Sent && e.Packet.Type == CONNECT:
 			cleanConn[d.node] = e.Packet.Clean
-		case e.Kind == Received && e.Packet.Type == CONNACK && (e.Packet.Sessions || crashedSince[d.node]) && d.node != brokerID:
-			// The session was kept: the client owes its pending messages a
-			// resend now [MQTT-4.4.0-1]; one it never sends again was lost
-			// here, and a later Session Present 0 does not excuse it.
-			for _, j := range pending[d.node] {
-				kept[j] = true
-			}
-			crashedSince[d.node] = false
 		case e.Kind == Crash && d.node == brokerID:
 			clear(unacked) // those receipts may be lost: the publisher's resend is another
-			for n := range crashedSince {
-				crashedSince[n] = true
+		case e.Kind == Sent && e.Packet.Type == CONNACK && d.node == brokerID:
+			for ei < len(ends) && int(ends[ei].step) < i {
+				ei++
 			}
-			// A session the broker lost in its own crash is its loss, not
-			// the spec's leave to drop: a later Session Present 0 excuses
-			// none of the messages pending then.
-			for _, p := range pending {
-				for _, j := range p {
-					kept[j] = true
-				}
-			}
-		case e.Kind == Sent && e.Packet.Type == PUBLISH && d.node != brokerID:
-			if j := byMsg[d.msg]; j != 0 {
-				delete(kept, j-1)
+			discards[d.peer] = sessKept
+			if ei < len(ends) && int(ends[ei].step) == i && ends[ei].seen {
+				discards[d.peer] = sessDiscarded
 			}
 		case e.Kind == Received && e.Packet.Type == CONNACK && !e.Packet.Sessions && e.Packet.Reason < 0x80 && !cleanConn[d.node],
 			e.Kind == Connected && !e.SessionPresent:
 			// Session Present 0 to Clean Start 0 (read, even by a client
 			// that crashed before it told its application, or told): the
-			// session went with every flow in it [MQTT-3.2.2-5], and what
-			// the broker had not acknowledged may be dropped.
-			for _, j := range pending[d.node] {
-				if !msgs[j].clean && !msgs[j].owned && !kept[j] {
-					msgs[j].clean, lostSession[j] = true, true
+			// session went with every flow in it [MQTT-3.2.2-5]. When the
+			// broker's CONNACK shows the session expired first
+			// [MQTT-4.1.0-2] (sessionEnds), what the broker had not
+			// acknowledged may be dropped; a session the broker lost while
+			// it should still live (a crash without persistence, or a
+			// discard before its interval ran out) is the broker's loss,
+			// and owes all. Without the broker's CONNACK in the history
+			// the doubt goes to the implementation.
+			// What is not excused stays pending: the client may still hold
+			// it (one never sent is no session state, v5 §4.1), and a later
+			// end of the session may excuse it.
+			if discards[d.node] != sessKept {
+				for _, j := range pending[d.node] {
+					if !msgs[j].clean && !msgs[j].owned {
+						msgs[j].clean, lostSession[j] = true, true
+					}
 				}
+				pending[d.node] = pending[d.node][:0]
 			}
-			pending[d.node] = pending[d.node][:0]
 		case e.Kind == Received && d.node == brokerID && e.Packet.Type == PUBLISH:
 			if j := byMsg[d.msg]; j != 0 {
 				m := &msgs[j-1]
@@ -331,7 +360,17 @@ func collectMessages(x *index) []accepted {
 }
 
 // messageEvents are the events collectMessages reads.
-var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC, CONNECT, PUBLISH), received: typeBits(PUBLISH, CONNACK)}.codes()
+var messageEvents = eventSet{kinds: kindBits(Accepted, Acknowledged, Connected, Crash), sent: typeBits(PUBACK, PUBREC, CONNECT, CONNACK), received: typeBits(PUBLISH, CONNACK)}.codes()
+
+// sessAnswer is what the broker's last CONNACK to a client did to its
+// session, as collectMessages reads it.
+type sessAnswer uint8
+
+const (
+	sessUnseen    sessAnswer = iota // no CONNACK of the broker's in the history
+	sessKept                        // kept it, or (Session Present=0) lost it while it should still live
+	sessDiscarded                   // discarded it as the spec allows: expired, or never accepted (SessionWatch.Discards)
+)
 
 // removeMsg removes the first pending message whose id is msg.
 func removeMsg(msgs []accepted, pending []int32, msg int32) []int32 {
@@ -379,6 +418,9 @@ func (s *sub) owesAt(ref int32, m *accepted, firstSent *pairs[int32]) bool {
 	if int(ref) >= s.end {
 		return false
 	}
+	if s.gone >= 0 {
+		return false // the session ended before it was delivered [MQTT-3.1.2-4] [MQTT-4.1.0-2]
+	}
 	switch s.how {
 	case endReplaced:
 		return true
@@ -422,6 +464,7 @@ type subScan struct {
 	filterIDs  map[string]int32   // filter -> id
 	live       map[liveKey]*sub   // node, filter -> the subscription in effect
 	persistent []bool             // node -> Persistent of its latest (at first: its first) Subscribed event
+	tracked    []bool             // node -> the broker received a CONNECT of it: its session's life shows in the broker's events
 	req        map[nodeID]request // SUBSCRIBE/UNSUBSCRIBE the broker received, by client and id
 	brokerAck  map[nodeID]int     // step of the broker's last SUBACK/UNSUBACK sent, by client and id
 	open       []nodeID           // requests in req the broker has not acknowledged yet, in the order received
@@ -431,9 +474,9 @@ type subScan struct {
 	subackAt   []int32            // node -> the broker's last SUBACK to it (step + 1)
 }
 
-// collectSubs lists the persistent QoS>=1 subscriptions of the history in
-// the order they took effect. A SUBSCRIBE or UNSUBSCRIBE takes effect when
-// the broker processes it, whether or not its SUBACK/UNSUBACK reaches the
+// collectSubs lists the QoS>=1 subscriptions of the history in the order
+// they took effect, each ended where its session ended (sessionEnds). A
+// SUBSCRIBE or UNSUBSCRIBE takes effect when the broker processes it, whether or not its SUBACK/UNSUBACK reaches the
 // client: at the broker's Sent SUBACK/UNSUBACK (sent once the change is
 // installed). When the broker's Received SUBSCRIBE/UNSUBSCRIBE records the
 // Filter, that is where the change is learnt from; otherwise from the
@@ -442,28 +485,44 @@ type subScan struct {
 // replaces that subscription [MQTT-3.8.4-3], at whatever QoS: a downgrade to
 // QoS 0 ends the QoS>=1 one. A request the broker received and had not
 // acknowledged when it crashed may or may not have taken effect (see
-// unacked). Whether the client's session is persistent is
-// read from its Subscribed events. A clean start (the broker's Received
-// CONNECT with Clean Start, or a Connected event with CleanStart) ends every
-// subscription of the client.
+// unacked). A client whose CONNECT the broker's events never show is
+// judged only when its Subscribed events say its session is persistent. A
+// clean start (the broker's Received CONNECT with Clean Start, or a
+// Connected event with CleanStart) ends every subscription of the client.
 func collectSubs(x *index) *subScan {
 	n := len(x.nodes)
 	s := &subScan{
-		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n),
+		x: x, filterIDs: map[string]int32{}, live: map[liveKey]*sub{}, persistent: make([]bool, n), tracked: make([]bool, n),
 		req: map[nodeID]request{}, brokerAck: map[nodeID]int{}, clientAck: make([][2]clientAck, n),
 		firstSent: newPairs[int32](x), retainedAt: make([]int32, len(x.msgs)), subackAt: make([]int32, n),
 	}
 	seen := make([]bool, n)
 	for i, k := range x.kinds {
-		if k.kind == Subscribed {
+		switch {
+		case k.kind == Subscribed:
 			if node := x.ev[i].node; !seen[node] {
 				seen[node], s.persistent[node] = true, x.h.Events[i].Persistent
 			}
+		case k.kind == Received && k.typ == CONNECT && x.ev[i].node == brokerID:
+			s.tracked[x.ev[i].peer] = true
 		}
 	}
+	ends, expiredAtEnd := sessionEnds(x)
+	e := 0
 	for i, k := range x.kinds {
 		if subEvents.has(k) {
+			for ; e < len(ends) && int(ends[e].step) <= i; e++ {
+				s.endAll(ends[e].client, int(ends[e].step), endExpired)
+			}
 			s.step(i, &x.h.Events[i])
+		}
+	}
+	for ; e < len(ends); e++ {
+		s.endAll(ends[e].client, int(ends[e].step), endExpired)
+	}
+	for c, gone := range expiredAtEnd {
+		if gone {
+			s.endAll(int32(c), len(x.kinds), endExpired)
 		}
 	}
 	return s
@@ -489,7 +548,7 @@ func (s *subScan) step(i int, e *Event) {
 			}
 		case CONNECT:
 			if p.Clean {
-				s.endAll(d.peer, i)
+				s.endAll(d.peer, i, endClean)
 			}
 		case PUBLISH:
 			if p.Retain && s.retainedAt[d.msg] == 0 {
@@ -511,7 +570,7 @@ func (s *subScan) step(i int, e *Event) {
 			s.end(d.node, e.Filter, at, endUnsub)
 		}
 	case e.Kind == Connected && e.CleanStart:
-		s.endAll(d.node, i)
+		s.endAll(d.node, i, endClean)
 	case e.Kind == Crash && d.node == brokerID:
 		s.unacked()
 	}
@@ -615,7 +674,7 @@ func (s *subScan) ackOf(e *Event, node int32, i int, want uint8) (int, bool) {
 // subscribe replaces node's subscription of filter at step at.
 func (s *subScan) subscribe(node int32, filter string, qos uint8, at int) {
 	s.end(node, filter, at, endReplaced)
-	if qos == 0 || !s.persistent[node] {
+	if qos == 0 || !s.persistent[node] && !s.tracked[node] {
 		return
 	}
 	fid, ok := s.filterIDs[filter]
@@ -624,7 +683,7 @@ func (s *subScan) subscribe(node int32, filter string, qos uint8, at int) {
 		s.filterIDs[filter] = fid
 		s.filters = append(s.filters, filter)
 	}
-	n := &sub{node: node, filter: filter, fid: fid, step: at, end: -1, qos: qos}
+	n := &sub{node: node, filter: filter, fid: fid, step: at, end: -1, qos: qos, gone: -1}
 	s.subs = append(s.subs, n)
 	s.live[liveKey{node, filter}] = n
 }
@@ -640,12 +699,17 @@ func (s *subScan) end(node int32, filter string, at int, how subEnd) {
 	n.end, n.how = at, how
 }
 
-// endAll ends every subscription of node at step at (a clean start). The
-// subscriptions in effect are exactly those not ended yet.
-func (s *subScan) endAll(node int32, at int) {
+// endAll ends every subscription of node at step at, as how says (a
+// clean start, or the session's expiry). The subscriptions in effect are
+// exactly those not ended yet.
+func (s *subScan) endAll(node int32, at int, how subEnd) {
 	for _, n := range s.subs {
-		if n.node == node && n.end < 0 {
-			s.end(node, n.filter, at, endClean)
+		switch {
+		case n.node != node:
+		case n.end < 0:
+			s.end(node, n.filter, at, how)
+		case n.gone < 0 && (n.how == endReplaced || n.how == endUnsub) && n.end <= at:
+			n.gone = at
 		}
 	}
 }

@@ -185,7 +185,7 @@ func TestSharedSentThenCleanedAfterCrash(t *testing.T) {
 		if cleanAgain {
 			b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true})
 		}
-		return b.liveness()
+		return b.liveness().neverExpires("s1", "s2")
 	}
 	runInvariantCases(t, SharedDelivery, []invariantCase{
 		{name: "ended by the next clean start", h: sentAfter(true)},

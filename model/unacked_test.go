@@ -58,7 +58,7 @@ func TestNoLossUnackedPublish(t *testing.T) {
 		if acked {
 			b.sent(BrokerNode, "p1", pkt(PUBACK, 1))
 		}
-		return b.crash(BrokerNode, CrashAfterAction).ev(Event{Kind: Restart, Node: BrokerNode}).connect("s1", true, true)
+		return b.crash(BrokerNode, CrashAfterAction).ev(Event{Kind: Restart, Node: BrokerNode}).connect("s1", true, true).neverExpires("s1")
 	}
 	// down: s1 subscribes t/# again at QoS 0, the SUBACK never reaches it, and it is gone.
 	down := func(b *hb) *hb {

@@ -234,9 +234,7 @@ func (w *World) handleComplete(n *node, a engine.Complete) {
 		if a.Result == engine.Acknowledged && len(a.Reasons) > 0 && !a.Reasons[0].IsError() {
 			q := uint8(a.Reasons[0])
 			w.log.add(hrec{kind: model.Subscribed, time: now, node: n.nameID, filter: ci.tid, qos: q, flags: flagIf(w.persistent(n), evPersistent)})
-			if w.persistent(n) {
-				w.obs.subscribe(n.idx, w.strs.strs[ci.tid], q)
-			}
+			w.obs.subscribe(n.idx, w.strs.strs[ci.tid], q) // owed while the session lives, whatever its expiry
 		}
 	case cmdUnsubscribe:
 		n.app.cmds.del(a.Cmd)

@@ -42,6 +42,7 @@ func (s *brokerSess) ended(t int64) bool { return s.Ended(t) }
 func (o *observer) brokerEnded(c int32, t int64) {
 	if o.sess[c].ended(t) {
 		o.brokerDiscarded(c)
+		o.sessionEnded(c)
 	}
 }
 

@@ -203,6 +203,43 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// like a second delivery of the live one (model
 		// TestInvariantQoS2ExactlyOnceRetained).
 		{67315335640, "retained-qos1-resend-67315335640.plan", "", ""},
+		// Since NoLoss judges every session while it lives (finite
+		// expiries too), of 'simrun campaign -seeds 3000 -workload
+		// session=expiry' as the model was being written (NoLoss): s5
+		// replaced its QoS 1 filter t/a, then its 5 s session expired
+		// while away; what the replaced subscription still owed went with
+		// the session (model TestNoLossReplacedThenExpired). And p1, whose
+		// first CONNECT the broker crashed on before any CONNACK, read
+		// Session Present 0 much later and failed the QoS 2 message it had
+		// restored from its records: the broker never accepted a session
+		// of it, so it had none to keep (SessionWatch.Discards).
+		{1457, "expired-after-replace-1457.plan", "", "session=expiry"},
+		{2214, "never-accepted-2214.plan", "", "session=expiry"},
+		// Of 'simrun campaign -seeds 3000 -workload session=expiry -start
+		// 485780507742' (QoS2ExactlyOnce, model): p4's 3 s session expired;
+		// the broker's Session Present 0 was on its way when p4 crashed, so
+		// p4 never read it, rebooted holding its sent QoS 2 message, got
+		// Session Present 1 (of the session that CONNACK started) and
+		// resent it, a new message there (model TestFaultsSessionLostCrash;
+		// shrunk from 372 ops to 12).
+		{485780509089, "session-lost-unread-485780509089.plan", "", "session=expiry"},
+		// Of 'simrun campaign -seeds 12000' (NoLoss, model): s2 (5 s
+		// session) lost its connection half-open before it read its
+		// SUBACK and, with no keep-alive, never noticed; the broker
+		// expired the session exactly 5 s after its end of the connection,
+		// and the world went quiet at that instant: the interval has run at
+		// its last instant too (SessionWatch.expired; shrunk from the
+		// seed's plan to 9 ops).
+		{5348, "expired-at-end-5348.plan", "", ""},
+		// Of 'simrun campaign -seeds 3000 -workload session=expiry -start
+		// 580292192461' (NoLoss, model): p1's engine forced a Clean Start 1
+		// CONNECT [MQTT-3.2.2-4] where its application had asked 0; the
+		// Session Present 0 to it excused nothing, and the model dropped
+		// p1-12 from the messages p1 held, though p1 sent it again in the
+		// new session: the later Session Present 0, after that session
+		// expired, could not excuse it. What is not excused now stays held
+		// (shrunk to 66 ops).
+		{580292193925, "clean-wire-580292193925.plan", "", "session=expiry"},
 	} {
 		profile := c.profile
 		if profile == "" {
@@ -300,4 +337,13 @@ func TestSessionExpiryRestartCanary(t *testing.T) {
 // session is whole or gone) [MQTT-3.1.2-4].
 func TestSessionWholeCanary(t *testing.T) {
 	checkSwarmCanaries(t, []swarmCanary{{engine.MutHalfDelete, model.SessionPresent}})
+}
+
+// TestFiniteSessionCanary: the default campaign catches, within the
+// campaign budget, a broker that queues nothing for a session of a finite
+// Session Expiry Interval while it is away (as if its interval were 0),
+// though it keeps the session and resumes it: NoLoss judges every session
+// while it lives, whatever its expiry [MQTT-4.1.0-2].
+func TestFiniteSessionCanary(t *testing.T) {
+	checkSwarmCanaries(t, []swarmCanary{{engine.MutFiniteSessionNoQueue, model.NoLoss}})
 }

@@ -13,7 +13,8 @@ import (
 // observer follows the packets and application events of a run to answer
 // the liveness questions the engine API cannot: which packet ids are still
 // in flight on each side of each client's session, and which accepted
-// messages some persistent subscriber still waits for.
+// messages some subscriber still waits for: one whose session lives, as
+// the model's NoLoss judges (sessionEnded).
 type observer struct {
 	// inflight[c][k] is the set of packet ids in flight on one side of
 	// client c's session: k = outClient (client's outgoing PUBLISH/PUBREL
@@ -46,6 +47,11 @@ type observer struct {
 	// connection ends show it (expiry.go): when the broker may have
 	// discarded it unseen.
 	sess []brokerSess
+	// expired[c]: the broker's last CONNACK to client c discarded its
+	// session as the spec allows (SessionWatch.Discards), so a Session
+	// Present 0 the client reads excuses what it had not had acknowledged
+	// (sessionLost).
+	expired []bool
 }
 
 // owed flags.
@@ -117,6 +123,7 @@ func (o *observer) addNode() {
 	o.cleanConn = append(o.cleanConn, false)
 	o.lastReq = append(o.lastReq, nil)
 	o.sess = append(o.sess, brokerSess{})
+	o.expired = append(o.expired, false)
 }
 
 // acknowledged: publisher p's message of command cmd is acknowledged. It
@@ -145,17 +152,35 @@ func (o *observer) cleanStarted(p int32) {
 
 // sessionLost: publisher p read Session Present 0 to Clean Start 0. It
 // discards its session state [MQTT-3.2.2-5] and may so drop the messages
-// whose PUBLISH left in it (the engine drops its sent QoS 2 ones): nothing
-// is owed of those the broker had not acknowledged; those it acknowledged
-// are its own [MQTT-4.3.2-4] [MQTT-4.3.3-8] and stay owed.
+// whose PUBLISH left in it (the engine drops its sent QoS 2 ones). When
+// the broker's CONNACK discarded a session that had expired (expired),
+// nothing is owed of those the broker had not acknowledged; those it
+// acknowledged are its own [MQTT-4.3.2-4] [MQTT-4.3.3-8] and stay owed. A
+// session the broker lost while it should still live owes them all, as
+// the model's NoLoss says.
 func (o *observer) sessionLost(p int32) {
 	for _, u := range o.unacked[p] {
-		if !u.owned {
+		if !u.owned && o.expired[p] {
 			o.forget(u.msg)
 		}
 	}
 	o.unacked[p] = o.unacked[p][:0]
 	clear(o.inbound[p])
+}
+
+// sessionEnded: client c's session ended as the spec allows (a Clean
+// Start the broker received [MQTT-3.1.2-4], or the broker's discard of a
+// session whose Session Expiry Interval ran out [MQTT-4.1.0-2], seen or
+// unseen): its subscriptions went with it, and nothing is owed to it any
+// more of what they had matched.
+func (o *observer) sessionEnded(c int32) {
+	o.subs[c] = o.subs[c][:0]
+	for msg, f := range o.owed[c] {
+		if f&owedExpected != 0 {
+			o.owed[c][msg] &^= owedExpected
+			o.expected--
+		}
+	}
 }
 
 // forget: message msg is owed to no subscriber any more.
@@ -229,7 +254,12 @@ func (o *observer) sent(w *World, c *conn, side uint8, p *cpacket) {
 		o.cleanConn[c.client] = p.flags&pktClean != 0
 	case packet.CONNACK:
 		if side == sideBroker {
-			o.sess[c.client].connack(p)
+			s := &o.sess[c.client]
+			o.expired[c.client] = s.Discards(p.sessions(), p.reason)
+			if o.expired[c.client] && (!o.cleanConn[c.client] || w.nodes[c.client].app.clean) {
+				o.sessionEnded(c.client) // not at a clean start the engine forced (see received)
+			}
+			s.connack(p)
 		}
 		if side == sideBroker && !p.sessions() && p.reason == 0 {
 			// The broker discarded the session, whether or not the client
@@ -269,6 +299,12 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 	case packet.CONNECT, packet.DISCONNECT:
 		if side == sideBroker {
 			o.sess[c.client].received(p, int64(w.sched.now), w.nodes[c.client].version)
+			if packet.Type(p.typ) == packet.CONNECT && p.flags&pktClean != 0 && w.nodes[c.client].app.clean {
+				// [MQTT-3.1.2-4] a clean start the application asked for
+				// (one the engine forced after [MQTT-3.2.2-4] is not
+				// followed: the observer still waits for what it owed).
+				o.sessionEnded(c.client)
+			}
 		}
 	case packet.PUBLISH:
 		if p.qos == 2 {
