@@ -191,3 +191,10 @@ func aclCovers(rule, topic string, name bool) bool {
 	}
 	return len(rl) == len(tl)
 }
+
+// MayPublish reports whether a client connected as user (anonymous when
+// "") with client id clientID may publish to topic: what the broker
+// decides of each PUBLISH (a tester's expectations ask it too).
+func (a *Access) MayPublish(user, clientID, topic string) bool {
+	return a.allowed(accessClient{known: true, user: user, anonymous: user == "", clientID: clientID}, topic, ACLWrite, true)
+}

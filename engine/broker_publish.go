@@ -44,7 +44,12 @@ func (b *Broker) handlePublish(c *brokerConn, p *packet.Publish) {
 	if p.QoS == 2 {
 		s.inbound.put(p.PacketID, uint64(c.id))
 		c.inQoS2++
-		b.beginInbound(s, p.PacketID, &msg, p.Retain)
+		if !denied {
+			// A denied message has no fanout a restart could redo: its
+			// pending record would route it after a crash (redoInbound),
+			// which the ACL forbids.
+			b.beginInbound(s, p.PacketID, &msg, p.Retain)
+		}
 	}
 	if !denied { // a 3.1.1 client is acknowledged as usual; its message goes nowhere
 		b.fanoutStore(msg, p.QoS, p.Retain, s.id, nil)

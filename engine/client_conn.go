@@ -70,6 +70,9 @@ func (c *Client) connackWait() Duration {
 func (c *Client) connectPacket() *packet.Connect {
 	p := &packet.Connect{Version: c.v, ClientID: c.cfg.ClientID, CleanStart: c.clean, KeepAlive: c.cfg.KeepAlive,
 		Will: willPacket(c.v, c.will)}
+	if c.cfg.Username != "" {
+		p.HasUsername, p.Username, p.HasPassword, p.Password = true, c.cfg.Username, true, c.cfg.Password
+	}
 	if c.v == packet.V5 {
 		if c.cfg.SessionExpiry != 0 {
 			p.Props.Present = p.Props.Present.With(packet.PropSessionExpiry)

@@ -61,6 +61,11 @@ type ClientConfig struct {
 	// Will is the will message every CONNECT carries (nil: none); a
 	// Connect command's Will replaces it for that attempt.
 	Will *Will
+	// Username and Password, when Username is not empty, are the
+	// credentials every CONNECT carries (a broker's BrokerConfig.Access
+	// authenticates them); an empty Username connects anonymously.
+	Username string
+	Password []byte
 	// Policy selects the seed behaviours.
 	Policy ClientPolicy
 	// ReuseActions says the caller is done with every Action a Step

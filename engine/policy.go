@@ -122,6 +122,7 @@ const (
 	MutQueueBelowBound                             // broker: a session's queue is full one copy short of MaxQueued, so it drops a copy its declared bound keeps [MQTT-4.1.0-1]
 	MutIgnoreServerKeepAlive                       // client: keep its own Keep Alive when the CONNACK carries a Server Keep Alive [MQTT-3.2.2-21]
 	MutFiniteSessionNoQueue                        // broker: a session with a finite non-zero Session Expiry Interval keeps its subscriptions while away, but its unsent messages are dropped when its connection ends and none is queued for it while it is away, as if its interval were 0 [MQTT-4.1.0-2] [MQTT-3.1.2-23]
+	MutACLWildcardSubscribe                        // broker: grant every SUBSCRIBE to a filter with a wildcard without asking the ACL (exact filters are still checked; delivery still is) (MQTT 5.0 §5.4.2)
 )
 
 // ClientPolicy selects the client's behaviour for each seed.
@@ -171,7 +172,7 @@ var (
 		"ignore-max-size", "exhausted-reuse", "dollar-wildcard", "half-delete", "expiry-restart", "republish-lost-qos2",
 		"ignore-broker-max-size",
 		"queue-below-bound", "ignore-server-keep-alive",
-		"finite-session-no-queue"}
+		"finite-session-no-queue", "acl-wildcard-subscribe"}
 )
 
 // enumName returns names[v], or kind(v) for a value without a name.

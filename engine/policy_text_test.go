@@ -51,6 +51,7 @@ func TestPolicyTextNames(t *testing.T) {
 		{MutQueueBelowBound.String(), "queue-below-bound"},
 		{MutIgnoreServerKeepAlive.String(), "ignore-server-keep-alive"},
 		{MutFiniteSessionNoQueue.String(), "finite-session-no-queue"},
+		{MutACLWildcardSubscribe.String(), "acl-wildcard-subscribe"},
 		{RetransmitStore(0).String(), "retransmit(0)"},
 		{UnknownAck(9).String(), "unknown-ack(9)"},
 	}
@@ -59,8 +60,8 @@ func TestPolicyTextNames(t *testing.T) {
 			t.Errorf("text name %q, want %q", c.got, c.want)
 		}
 	}
-	if MutFiniteSessionNoQueue != 1<<(len(mutationNames)-1) {
-		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutFiniteSessionNoQueue))
+	if MutACLWildcardSubscribe != 1<<(len(mutationNames)-1) {
+		t.Errorf("mutationNames has %d names; the last mutation is %#x", len(mutationNames), uint64(MutACLWildcardSubscribe))
 	}
 }
 

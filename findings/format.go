@@ -15,7 +15,7 @@ var kindNames = map[model.Kind]string{
 	model.ConnOpened: "ConnOpened", model.ConnClosed: "ConnClosed", model.Connected: "Connected",
 	model.Crash: "Crash", model.Restart: "Restart", model.StateLost: "StateLost", model.Partition: "Partition",
 	model.Heal: "Heal", model.LivenessStart: "LivenessStart", model.Quiescent: "Quiescent", model.Stuck: "Stuck",
-	model.Failed: "Failed", model.Cut: "Cut", model.Refused: "Refused", model.Cutoff: "Cutoff", model.Dropped: "Dropped",
+	model.Failed: "Failed", model.Cut: "Cut", model.Refused: "Refused", model.Cutoff: "Cutoff", model.Dropped: "Dropped", model.ACL: "ACL",
 }
 
 // packetNames name MQTT packet types.

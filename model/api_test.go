@@ -242,7 +242,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestSetAndNames(t *testing.T) {
-	if len(Invariants()) != 24 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive,SessionExpiry,TopicAlias,Will,SubscriptionIDs,MaxPacketSize,DollarTopics}" {
+	if len(Invariants()) != 25 || All().String() != "{NoLoss,QoS2ExactlyOnce,Retransmit,PubrelAnswered,PacketIDUnique,SendQuota,Order,NoStuck,SessionPresent,GrantedQoS,Unsubscribe,Overlap,Retained,MessageExpiry,ClientKeepAlive,SharedDelivery,FlowResume,BrokerKeepAlive,SessionExpiry,TopicAlias,Will,SubscriptionIDs,MaxPacketSize,DollarTopics,Access}" {
 		t.Fatalf("All() = %v", All())
 	}
 	s := SetOf(Order, NoLoss).Without(Order)

@@ -52,6 +52,7 @@ var checks = [...]struct {
 	{BrokerKeepAlive, checkBrokerKeepAlive},
 	{TopicAlias, checkTopicAlias},
 	{MaxPacketSize, checkMaxPacketSize},
+	{Access, checkAccess},
 }
 
 // tracked maps the tracker-based invariants to a fresh check state; Check

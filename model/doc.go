@@ -89,6 +89,7 @@
 //	SubscriptionIDs a first PUBLISH to a v5 client carries the Subscription Identifiers (Packet.SubIDs; a SUBSCRIBE's is its one) of the subscriptions it is sent for: every matching ordinary subscription's in the session's copy, the shared subscription's in a group's copy (subids.go) [MQTT-3.3.4-3] [MQTT-3.3.4-4] [MQTT-3.3.4-5]
 //	MaxPacketSize   no PUBLISH the broker sends a client is larger (Packet.Size, the encoded size the wire carried) than the Maximum Packet Size of that connection's CONNECT [MQTT-3.1.2-25]; none a client sends the broker is larger than that of the broker's CONNACK, and a client's refusal of one as too large is due (packetsize.go) [MQTT-3.2.2-15]
 //	DollarTopics    no copy of a message on a topic starting with '$' reaches a client through a filter whose first level is # or + (routing.go) [MQTT-4.7.2-1]
+//	Access          under the broker's declared ACL (ACL events): no subscription granted that the client's read rights do not cover, no copy sent to a client on a topic it may not read, no copy of a publication its publisher may not write, and a v5 one refused (PUBACK/PUBREC >= 0x80); such a publication (3.1.1: acknowledged and dropped) is owed to no one, and changes no retained message (access.go; MQTT 5.0 §5.4.2, [MQTT-3.3.5-2])
 //
 // A shared subscription's filter counts in routing as its topic filter:
 // each group a client belongs to may send it one more copy, at most at the

@@ -90,6 +90,13 @@ const (
 	// queue-full drop only as far as the limits the broker declares allow
 	// (BrokerLimits, droplimits.go).
 	Dropped
+	// ACL: a declaration of the broker's access control, at the start of
+	// the history (access.go). Node BrokerNode: Reason is one line of its
+	// ACL file, in file order ("user NAME", "topic read|write|readwrite|deny
+	// FILTER", "pattern ... FILTER"): an ACL is in force. Node a client:
+	// Reason "user NAME", the user name every CONNECT of the client
+	// carries (a client without one connects anonymously).
+	ACL
 )
 
 // CrashPoint says where inside a step a node crashed.

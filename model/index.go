@@ -35,6 +35,8 @@ type index struct {
 	noDedup    []int32 // Options.NoDedup of the check running, as node ids
 	connClosed bool    // the history records a ConnClosed event
 	dropped    bool    // the history records a Dropped event
+	acl        bool    // the history records an ACL event
+	access     *aclTab // the declared access control (accessTab), once built
 
 	limits BrokerLimits // Options.Limits of the check running
 	drops  *dropJudge   // the Dropped events judged under limits (built once per check, by the first pass that asks)
@@ -154,6 +156,8 @@ func newIndexIn(h *History, sparse bool, sc *scratch) *index {
 			}
 		case Subscribed:
 			x.roles[d.node] |= RoleSubscriber
+		case ACL:
+			x.acl = true
 		case Sent, Received:
 			x.kinds[i].typ, x.kinds[i].code = e.Packet.Type, codeOf(e.Kind, e.Packet.Type)
 			if e.Packet.Msg != "" {

@@ -109,6 +109,13 @@ const (
 	// reaches a client through a filter whose first level is a wildcard
 	// (# or +) [MQTT-4.7.2-1] (routing.go).
 	DollarTopics
+	// Access: under a declared ACL (ACL events), the broker grants no
+	// subscription the client's read rights do not cover, sends no client
+	// a message on a topic it may not read, routes no publication its
+	// publisher may not write, and refuses such a v5 PUBLISH (QoS 1/2)
+	// with a reason code >= 0x80 (MQTT 5.0 §5.4.2, §3.4.2.1 0x87; 3.1.1
+	// [MQTT-3.3.5-2]) (access.go).
+	Access
 
 	numInvariants = iota
 )
@@ -138,6 +145,7 @@ var invariantNames = [...]string{
 	SubscriptionIDs: "SubscriptionIDs",
 	MaxPacketSize:   "MaxPacketSize",
 	DollarTopics:    "DollarTopics",
+	Access:          "Access",
 }
 
 // String returns the invariant's name, e.g. "NoLoss".

@@ -624,7 +624,7 @@ func (s *subScan) brokerSent(i int, e *Event, d *evIDs) {
 		if !ok || r.filter == "" {
 			return
 		}
-		if p.Type == SUBACK && r.typ == SUBSCRIBE {
+		if p.Type == SUBACK && r.typ == SUBSCRIBE && p.Reason < reasonFailure { // a refusal (0x80 or more, §3.9.3) subscribes to nothing
 			s.subscribe(d.peer, r.filter, r.qos, i)
 		} else if p.Type == UNSUBACK && r.typ == UNSUBSCRIBE {
 			s.end(d.peer, r.filter, i, endUnsub)

@@ -39,7 +39,8 @@ func refusedTooLarge(e *Event) bool {
 }
 
 // refusedMsgs returns, per message id of x, whether the broker refused
-// the message: it answered some PUBLISH of it from a client with a PUBACK
+// the message: its declared ACL keeps the publisher from writing its topic
+// (access.go), or it answered some PUBLISH of it from a client with a PUBACK
 // or PUBREC of reason code >= 0x80, or its publisher's client refused it
 // as too large for the broker, and the broker answered none with a code
 // below 0x80. One
@@ -53,6 +54,7 @@ func refusedMsgs(x *index) []bool {
 	const (
 		gotRefusal uint8 = 1 << iota
 		gotSuccess
+		gotACL // its publisher may not write its topic (access.go)
 	)
 	state := make([]uint8, len(x.msgs)) // msg -> the answers it got
 	in := map[uint64]int32{}            // client<<16|id -> the msg of the last PUBLISH the broker received on it
@@ -72,7 +74,17 @@ func refusedMsgs(x *index) []bool {
 				seen = true
 			}
 			continue
-		case p.Type == PUBLISH && p.QoS > 0 && e.Kind == Received && d.node == brokerID:
+		case p.Type == PUBLISH && e.Kind == Received && d.node == brokerID:
+			if d.msg != 0 && x.aclDeniesWrite(e.Peer, p.Topic) {
+				// The broker's ACL keeps the publisher from writing the
+				// topic: v5 refuses it (0x87, below), 3.1.1 acknowledges it
+				// and drops it, having no way to say [MQTT-3.3.5-2].
+				state[d.msg] |= gotACL
+				seen = true
+			}
+			if p.QoS == 0 {
+				continue
+			}
 			in[uint64(d.peer)<<16|uint64(p.ID)] = d.msg
 			continue
 		case p.Type == PUBLISH && p.QoS > 0 && e.Kind == Sent && d.node != brokerID:
@@ -101,7 +113,7 @@ func refusedMsgs(x *index) []bool {
 	}
 	refused := make([]bool, len(x.msgs))
 	for m, s := range state {
-		refused[m] = s == gotRefusal
+		refused[m] = s == gotRefusal || s&gotACL != 0
 	}
 	return refused
 }

@@ -263,6 +263,13 @@ func (s *routeState) brokerReceived(i int, e *Event) {
 	case SUBSCRIBE, UNSUBSCRIBE:
 		s.request(i, s.client(c), p)
 	case PUBLISH:
+		if s.x.aclDeniesWrite(e.Peer, p.Topic) {
+			// The broker's ACL keeps the publisher from writing the topic:
+			// it refuses the PUBLISH (v5) or acknowledges and drops it
+			// (3.1.1) [MQTT-3.3.5-2]; no copy, no retained message, no
+			// cleared one (a copy sent anyway is Access's, access.go).
+			return
+		}
 		k := uint64(c)<<16 | uint64(p.ID)
 		if p.QoS == 2 && s.inbound[k] {
 			return // a duplicate the broker does not forward again [MQTT-4.3.3-10]

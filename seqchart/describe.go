@@ -67,6 +67,8 @@ func describe(e *model.Event) string {
 		return e.Node + " failed: " + e.Reason
 	case model.Dropped:
 		return fmt.Sprintf("the broker dropped its copy of %s for %s: %s", e.Msg, e.Peer, e.Reason)
+	case model.ACL:
+		return fmt.Sprintf("%s declared its access control: %s", e.Node, e.Reason)
 	case model.Refused:
 		return fmt.Sprintf("%s's codec refused its %s: %s", e.Node, packetType(e.Packet.Type), e.Reason)
 	}

@@ -162,6 +162,7 @@ func (w *World) declare(op Op) error {
 			return fmt.Errorf("%w: node broker must come before any connection", ErrPlan)
 		}
 		b.cfg = op.Cfg
+		w.declareAccess(b)
 		return w.boot(b)
 	}
 	if _, ok := w.byName[op.Node]; ok {

@@ -18,8 +18,9 @@ import (
 // Text form (the op's arguments, each optional): v=4|5 expiry=N|never
 // clean rm=N window=N ka=N maxsize=N startid=N aliases=N
 // will=TOPIC:QOS:RETAIN:DELAY, and for the broker only queue=N
-// queuefull=drop-oldest|drop-newest maxka=N shared subids (the broker takes
-// startid and aliases too).
+// queuefull=drop-oldest|drop-newest maxka=N shared subids
+// acl=USER:ACCESS:FILTER,... (the broker takes startid and aliases too), and
+// for a client only user=NAME.
 type NodeConfig struct {
 	Version uint8 // 4 or 5; 0: the run's (Config.Version)
 	// Expiry is the v5 Session Expiry Interval in seconds when HasExpiry
@@ -63,6 +64,15 @@ type NodeConfig struct {
 	// it), for the broker the most topic aliases it assigns per connection
 	// (BrokerConfig.TopicAliasesOut); 0: none, as by default.
 	Aliases uint16
+	// User, for a client, is the user name its CONNECTs carry, with the
+	// user name as password (engine.ClientConfig.Username); "": anonymous.
+	User string
+	// ACL, for the broker, is its access control (BrokerConfig.Access,
+	// swarm_access.go): USER:ACCESS:FILTER rules joined by ',' (USER ""
+	// for the anonymous section, ACCESS read|write|readwrite|deny); each
+	// user it names logs in with its name as password; anonymous clients
+	// are let in. "": no ACL.
+	ACL string
 }
 
 // WillConfig is a client's will: the sim names each connection's will
@@ -121,6 +131,14 @@ func (c *NodeConfig) appendText(b []byte) []byte {
 	}
 	if c.SubIDs {
 		b = append(b, " subids"...)
+	}
+	if c.User != "" {
+		b = append(b, " user="...)
+		b = append(b, c.User...)
+	}
+	if c.ACL != "" {
+		b = append(b, " acl="...)
+		b = append(b, c.ACL...)
 	}
 	if w := c.Will; w != nil {
 		b = append(b, " will="...)
@@ -205,8 +223,17 @@ func (c *NodeConfig) parseArg(a string) error {
 	case "maxka":
 		n, err = num(16)
 		c.MaxKeepAlive = uint16(n)
+	case "user":
+		if val == "" {
+			err = fmt.Errorf("node user= names no user")
+		}
+		c.User = val
+	case "acl":
+		if _, err = parseACL(val); err == nil {
+			c.ACL = val
+		}
 	default:
-		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, queuefull, maxka, shared, subids, aliases)", a)
+		return fmt.Errorf("node does not take argument %q (known: v, expiry, clean, rm, window, ka, maxsize, startid, will, queue, queuefull, maxka, shared, subids, aliases, user, acl)", a)
 	}
 	return err
 }
@@ -248,6 +275,9 @@ func (c *NodeConfig) clientConfig(cfg *engine.ClientConfig) {
 		cfg.MaxPacketSize = c.MaxSize
 	}
 	cfg.StartPacketID = c.StartID
+	if c.User != "" {
+		cfg.Username, cfg.Password = c.User, []byte(c.User)
+	}
 	if cfg.Version == packet.V5 {
 		cfg.TopicAliasMaximum = c.Aliases
 	}
@@ -279,5 +309,8 @@ func (c *NodeConfig) brokerConfig(cfg *engine.BrokerConfig) {
 	cfg.SubscriptionIDs = cfg.SubscriptionIDs || c.SubIDs
 	if c.Aliases != 0 {
 		cfg.TopicAliasesOut = c.Aliases
+	}
+	if c.ACL != "" {
+		cfg.Access = brokerAccess(c.ACL)
 	}
 }

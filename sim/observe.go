@@ -310,6 +310,11 @@ func (o *observer) received(w *World, c *conn, side uint8, p *cpacket) {
 		if p.qos == 2 {
 			o.add(c.client, in, p.id)
 		}
+		if side == sideBroker && p.topic != 0 && w.aclDeniesWrite(c.client, w.strs.strs[p.topic]) {
+			// The broker's ACL refuses it (v5 0x87) or drops it (3.1.1,
+			// acknowledged [MQTT-3.3.5-2]): owed to no one.
+			o.forget(p.msg)
+		}
 		if side == sideBroker && p.qos > 0 {
 			if o.inbound[c.client] == nil {
 				o.inbound[c.client] = map[uint16]uint32{}

@@ -56,7 +56,7 @@ func Generate(cfg Config) (Plan, error) {
 	}
 	pr, plan, _ := cfg.streams()
 	scen, _ := ScenarioByName(cfg.Scenario)
-	g := &planGen{r: plan, feat: cfg.featureStream(plan), wrapR: cfg.wrapStream(plan), more: cfg.moreStream(plan), maxR: cfg.brokerMaxStream(plan), opts: cfg.optionsStream(plan), prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
+	g := &planGen{r: plan, feat: cfg.featureStream(plan), wrapR: cfg.wrapStream(plan), more: cfg.moreStream(plan), maxR: cfg.brokerMaxStream(plan), opts: cfg.optionsStream(plan), accR: cfg.accessStream(plan), prof: cfg.profile().resolve(pr), scen: scen, wl: cfg.Workload, down: map[string]bool{}, cut: map[string]bool{},
 		clients: scen.Clients, subs: scen.subscribers()}
 	g.ops = make([]Op, 0, scen.opsHint)
 	scen.gen(g)
@@ -106,6 +106,8 @@ type planGen struct {
 	maxR *Rand
 	// opts draws the swarm's broker options (Config.optionsStream).
 	opts *Rand
+	// accR draws the swarm's access dimension (Config.accessStream).
+	accR *Rand
 	prof Profile
 	scen Scenario
 	wl   Workload

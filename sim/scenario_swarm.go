@@ -54,6 +54,8 @@ type swarmGen struct {
 	queue     uint32
 	queueFull engine.QueueFull
 	maxKA     uint16
+	// access: the broker's ACL is on (swarm_access.go).
+	access bool
 	// topics and wildcardList are the topics published to and the
 	// wildcard filters (swarmTopics and swarmWildcards, or with dollar on
 	// dollarTopics and dollarWildcards).
@@ -132,6 +134,7 @@ func (s *swarmGen) drawDims() {
 		*d.on = wl.on(d.dim, r, d.num, d.den)
 	}
 	s.drawBrokerMax()
+	s.access = s.wl.on(dimAccess, s.accR, 1, accessDen)
 	s.drawWrap()
 	s.drawExhaust()
 	if s.longWrap {
@@ -256,11 +259,17 @@ func (s *swarmGen) declare() {
 			bc.Queue, bc.QueueFull = s.queue, s.queueFull
 		}
 	}
+	all := append(append(s.all(), s.members...), s.idle...)
+	if s.access {
+		if bc == nil {
+			bc = &NodeConfig{}
+		}
+		bc.ACL = s.drawACL(append(s.all(), s.members...))
+	}
 	if bc != nil {
 		s.add(Op{Kind: OpNode, Node: BrokerName, Cfg: bc})
 	}
 	s.wrapStarts()
-	all := append(append(s.all(), s.members...), s.idle...)
 	for _, c := range all {
 		s.add(Op{Kind: OpNode, Node: c.name, Cfg: c.cfg})
 	}

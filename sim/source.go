@@ -39,6 +39,10 @@ const (
 	// streamOptions feeds the swarm's broker options (queue, serverka): a
 	// seed that draws them off keeps the plan it had before they existed.
 	streamOptions uint64 = 0x6a09e667f3bcc909
+	// streamAccess feeds the swarm's access dimension (whether a seed
+	// gives the broker an ACL, and its rules): a seed that draws it off
+	// keeps its plan.
+	streamAccess uint64 = 0x1d8e4e27c47d124f
 )
 
 // NewPCGSource returns the ordinary source of a seed: a PCG.

@@ -57,6 +57,7 @@ const (
 	dimBrokerMax              // the broker's Maximum Packet Size below some publishes
 	dimQueue                  // the broker's per-session queue bound and its queue-full policy
 	dimServerKA               // the broker's max_keepalive: v5 Server Keep Alive
+	dimAccess                 // the broker's ACL and the clients' user names
 	numDims
 )
 
@@ -100,6 +101,7 @@ var dimSpecs = [numDims]dimSpec{
 	dimBrokerMax:   {key: "brokermax", names: onOff, doc: "the broker's Maximum Packet Size is 512-2048 bytes (node broker maxsize=N), below some padded publishes: v5 clients refuse those [MQTT-3.2.2-15]; 3.1.1 publishers, told no limit, pad below it (draw: one seed in " + strconv.Itoa(brokerMaxDen) + "; payload padding on in that seed unless pinned)"},
 	dimQueue:       {key: "queue", names: []string{"off", "oldest", "newest"}, doc: "the broker's per-session queue bound (max_queued_messages) drawn 2-8, at which it drops the oldest queued copy or the arriving one (queue_full); the bound is declared to the model, which excuses only the drops it allows (draw: one seed in " + strconv.Itoa(optionsDen) + ", oldest or newest alike)"},
 	dimServerKA:    {key: "serverka", names: onOff, doc: "the broker's max_keepalive drawn 1-10 s (1-2 s beside keepalive=on): a v5 client asking more is told it as Server Keep Alive and must use it; 3.1.1 clients ask at most it (draw: one seed in " + strconv.Itoa(optionsDen) + ")"},
+	dimAccess:      {key: "access", names: onOff, doc: "the broker has an ACL (node broker acl=USER:ACCESS:FILTER,...) and each client logs in as itself (node C user=C): each may write some topics, read some filters; the broker refuses the rest (SUBACK 0x87/0x80, PUBACK/PUBREC 0x87, 3.1.1 publications acknowledged and dropped), which Access judges (draw: one seed in " + strconv.Itoa(accessDen) + ")"},
 }
 
 // WorkloadDim describes one workload dimension for usage texts.

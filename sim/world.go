@@ -178,6 +178,15 @@ func (c Config) optionsStream(plan *Rand) *Rand {
 	return newPCG(c.Seed, streamOptions)
 }
 
+// accessStream returns the draw stream of the swarm's access dimension
+// (streamAccess); with a Source override, the Source.
+func (c Config) accessStream(plan *Rand) *Rand {
+	if c.Source != nil {
+		return plan
+	}
+	return newPCG(c.Seed, streamAccess)
+}
+
 // wrapStream returns the draw stream of the swarm's wrap dimension
 // (streamWrap); with a Source override, the Source.
 func (c Config) wrapStream(plan *Rand) *Rand {
@@ -220,26 +229,28 @@ type World struct {
 	// recBudget is the most history records the run may make (see
 	// historyBudget); past it the run ends Stuck.
 	recBudget int
-	cfg       Config
-	prof      Profile
-	scen      Scenario
-	rnd       *Rand
-	sched     Scheduler
-	nodes     []*node
-	byName    map[string]int32
-	conns     []*conn         // conns[id-1]
-	parked    []engine.ConnID // dials waiting for a partition to heal or the broker to restart
-	phase     phase
-	log       histLog
-	tr        trace
-	stats     Stats
-	obs       observer
-	crashK    int32          // exhaustive-mode node index, -1 if none
-	strs      *strTable      // interned names, topics, payloads, filters
-	evs       worldEvents    // slots boxing the frequent events
-	bytes     byteArena      // copies handed to the engines
-	carve     connCarvers    // conns and the first room of their streams
-	wire      packet.Decoder // decodes what each Send writes (wire.go)
+	// access is the broker's ACL (swarm_access.go), nil without one.
+	access *engine.Access
+	cfg    Config
+	prof   Profile
+	scen   Scenario
+	rnd    *Rand
+	sched  Scheduler
+	nodes  []*node
+	byName map[string]int32
+	conns  []*conn         // conns[id-1]
+	parked []engine.ConnID // dials waiting for a partition to heal or the broker to restart
+	phase  phase
+	log    histLog
+	tr     trace
+	stats  Stats
+	obs    observer
+	crashK int32          // exhaustive-mode node index, -1 if none
+	strs   *strTable      // interned names, topics, payloads, filters
+	evs    worldEvents    // slots boxing the frequent events
+	bytes  byteArena      // copies handed to the engines
+	carve  connCarvers    // conns and the first room of their streams
+	wire   packet.Decoder // decodes what each Send writes (wire.go)
 	// wireBuf holds a claimed packet encoded again (wire.go).
 	wireBuf []byte
 	// wireErr is the first Send whose bytes disagreed with its packet.
@@ -304,6 +315,7 @@ func (w *World) addNode(name string, cfg *NodeConfig) (*node, error) {
 	w.nodes = append(w.nodes, n)
 	w.byName[name] = i
 	w.obs.addNode()
+	w.declareAccess(n)
 	if w.cfg.Crash.Exhaustive() && w.cfg.Crash.Node == name {
 		w.crashK = i
 	}
