@@ -122,6 +122,11 @@ type confirmedFinding struct {
 var adapterFindings = map[string][]confirmedFinding{
 	"paho-go": {
 		{"resend-after-pubrel", "Retransmit", "p", regexp.MustCompile(`^resent PUBLISH id \d+ \(msg "[^"]*"\) to broker after its PUBREL at step \d+`), ""},
+		// The same cause (the PUBREL is never stored, the store keeps the
+		// PUBLISH) when the connection drops after the PUBREC and before
+		// the broker has the PUBREL: the PUBLISH goes again where the
+		// PUBREL was due [MQTT-4.4.0-1] (docs/analyses/paho-go.md).
+		{"resend-after-pubrec", "Retransmit", "p", regexp.MustCompile(`^resent PUBLISH id \d+ \(msg "[^"]*"\) to broker after its PUBREC; PUBREL was due`), ""},
 		{"resend-order", "Retransmit", "p", regexp.MustCompile(`^resent PUBLISH id \d+ \(msg "[^"]*"\) to broker out of original order`), ""},
 		// A PUBLISH resent after its PUBREL is a new message to the broker,
 		// routed after later ones: its delivery comes out of order.
