@@ -318,6 +318,7 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 	var cs []dropCopy
 	var retained []int            // the broker's Received PUBLISHes with RETAIN=1 and a message id
 	leaves := map[int32][]int32{} // msg -> c's first transmissions (step) and queue-full drops (-step-1) of it, in order
+	others := map[int32][]int32{} // msg -> c's other drops of it (expired, too large), in order
 	for i, k := range x.kinds {
 		d, e := &x.ev[i], &x.h.Events[i]
 		switch {
@@ -325,6 +326,10 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 			leaves[d.msg] = append(leaves[d.msg], int32(i))
 		case k.kind == Dropped && d.node == brokerID && d.peer == c && dropWord(e.Reason) == DropReasonQueueFull:
 			leaves[d.msg] = append(leaves[d.msg], -int32(i)-1)
+		case k.kind == Dropped && d.node == brokerID && d.peer == c:
+			// Another drop (its Message Expiry ran out, too large): the
+			// copy was queued until then [MQTT-3.3.2-5] [MQTT-3.1.2-25].
+			others[d.msg] = append(others[d.msg], int32(i))
 		}
 	}
 	crashes := j.brokerCrashes()
@@ -337,8 +342,8 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 	// knows of c's subscriptions (one in doubt after a broker crash, a
 	// shared group's choice).
 	reached := func(msg int32, at int) bool {
-		l := leaves[msg]
-		return len(l) > 0 && int(stepOf(l[len(l)-1])) > at
+		l, o := leaves[msg], others[msg]
+		return (len(l) > 0 && int(stepOf(l[len(l)-1])) > at) || (len(o) > 0 && int(o[len(o)-1]) > at)
 	}
 	for i, k := range x.kinds {
 		d := &x.ev[i]
@@ -390,6 +395,12 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 				cp.sent, cp.leave = at+1, at
 			}
 			t++
+		} else if o := others[cp.msg]; len(o) > 0 {
+			// No transmission or queue-full drop took it: it left at the
+			// first other drop of its message after it was queued.
+			if k, _ := slices.BinarySearch(o, cp.ref+1); k < len(o) {
+				cp.leave = o[k]
+			}
 		}
 		taken[cp.msg] = t
 	}
