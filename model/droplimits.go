@@ -124,7 +124,10 @@ type dropVerdict struct {
 //     not left by t (sent to c, dropped as recorded, or discarded with a
 //     clean start of c), number at least N plus the arriving one
 //     (drop-oldest); for drop-newest, where m itself is the arriving one,
-//     at least N besides m and the later copies of m's publisher. This
+//     at least N besides m and the copies of m's publisher received after
+//     m arrived: at its receipt, or, for a shared subscription's member,
+//     as late as the last end of another member's session before d that
+//     may have handed m on (MQTT 5.0 §4.8.2; handon.go). This
 //     count never understates the broker's queue at the drop (the
 //     recorder writes a Received before the broker reads the packet, a
 //     Sent after the broker wrote it; the drop took place between the
@@ -154,6 +157,8 @@ type dropJudge struct {
 	x          *index
 	verdicts   map[[2]int32]dropVerdict // (client, msg) -> the first drop of that copy
 	topicByMsg map[int32]string         // msg -> the topic it was accepted with
+	ends       [][]int32                // client -> where its session may have ended (handon.go), built on first use
+	sharers    [][]sharer               // client -> the nodes that asked for one of its shared subscriptions (handon.go), with ends
 }
 
 // dropCopy is one copy routed to a client, for the queue count.
@@ -518,12 +523,16 @@ func (j *dropJudge) queueFullCopy(d int, c int32, m dropCopy, cs []dropCopy, con
 	// The most copies that may have been queued at one step of [m.ref, d).
 	type edge struct{ at, delta int32 }
 	var edges []edge
+	arrived := m.ref // the latest m may have entered c's queue
+	if m.unordered && lim.QueueFull == DropNewest {
+		arrived = max(arrived, j.handOnAt(c, m.ref, d)) // handed on at another member's session end (MQTT 5.0 §4.8.2)
+	}
 	for _, k := range cs {
 		if k.ref >= int32(d) || k.leave <= m.ref {
 			continue
 		}
-		if lim.QueueFull == DropNewest && m.pub >= 0 && k.pub == m.pub && k.ref >= m.ref {
-			continue // m and the later copies of its publisher came after the queue it met
+		if lim.QueueFull == DropNewest && m.pub >= 0 && k.pub == m.pub && k.ref >= m.ref && (k.ref == m.ref || k.ref > arrived) {
+			continue // m and the later copies of its publisher came after the queue it met [MQTT-4.1.0-1]
 		}
 		edges = append(edges, edge{max(k.ref, m.ref), 1})
 		if k.leave < int32(d) {

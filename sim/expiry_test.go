@@ -151,6 +151,15 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// queued copies where the broker held 4 (NoLoss, FlowResume): an
 		// expired or too-large drop is a copy routed and queued until then.
 		{47923314436, "queue-expired-in-doubt-47923314436.plan", "", ""},
+		// Of the swarm range 690059479149 (d38788c): g1 and g2 share
+		// $share/g/t/a, both away, g2 holding 3 of p1's copies under a
+		// queue bound of 4 (drop-newest); g1's clean start handed its 3 on
+		// to g2, whose queue took the first and dropped the others. The
+		// drop judge took each copy to have met g2's queue at the broker's
+		// receipt, before p1's later copies, and found p1-3's drop at 2
+		// (SharedDelivery): a copy handed on arrives at that session's end
+		// (model TestSharedHandOnDrop).
+		{690059481150, "shared-handon-drop-690059481150.plan", "", ""},
 		{434403264475, "restored-unsent-434403264475.plan", "", ""},
 		{619426392409, "restored-unsent-619426392409.plan", "", ""},
 		{619426396346, "restored-unsent-619426396346.plan", "", ""},
