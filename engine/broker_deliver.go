@@ -212,7 +212,8 @@ func (b *Broker) pump(s *brokerSession) {
 
 // sendPublish sends inflight message i on c, DUP=1 if it was sent before
 // [MQTT-3.3.1-1]. A message too large for the client is dropped as if
-// delivered [MQTT-3.1.2-25]; it then reports false (i is removed).
+// delivered [MQTT-3.1.2-25]; it then reports false (i is removed), except
+// a QoS 2 resend (releaseTooLarge), which reports true.
 func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	m := &s.inflight[i]
 	dup := m.sent && b.pol.Mutations&MutResendWithoutDup == 0
@@ -231,6 +232,10 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 			id = m.id // a resend: the id was on the wire, and is free again
 		}
 		b.droppedID(s, &m.msg, DropTooLarge, id)
+		if m.sent && m.qos == 2 {
+			b.releaseTooLarge(c, s, m)
+			return true
+		}
 		b.removeOut(s, i)
 		return false
 	}
@@ -238,6 +243,23 @@ func (b *Broker) sendPublish(c *brokerConn, s *brokerSession, i int) bool {
 	c.outstanding++
 	b.stats.PublishesOut++
 	return true
+}
+
+// releaseTooLarge ends the QoS 2 flow of m, whose resend is too large for
+// the client and was discarded as if its sending had completed
+// [MQTT-3.1.2-25]: its PUBLISH went out before (a first copy by topic
+// alias may fit where the resend, which must name its topic on the new
+// connection [MQTT-3.3.2-7], does not), and its PUBREC never came, so the
+// client may hold the id awaiting PUBREL, answering a new PUBLISH with it
+// as a duplicate until then [MQTT-4.3.3-10]. The broker goes on as after
+// a PUBREC: it records the flow as PUBREL'd (never PUBLISHed again
+// [MQTT-4.3.3-6]), sends PUBREL and frees the id at PUBCOMP
+// [MQTT-4.3.3-5]; a client that never got the PUBLISH answers PUBCOMP
+// 0x92 (Packet Identifier not found), as in any recovery.
+func (b *Broker) releaseTooLarge(c *brokerConn, s *brokerSession, m *brokerOut) {
+	m.pubrel = true
+	b.saveOut(s, m)
+	b.sendAck(c, packet.PUBREL, m.id) // [MQTT-3.1.2-25] [MQTT-4.3.3-5]
 }
 
 // sendPublish0 sends a QoS 0 copy [MQTT-4.3.1-1].

@@ -38,8 +38,9 @@ type Drop struct {
 	Policy  QueueFull // DropQueueFull: DropOldest (a queued copy went) or DropNewest (the arriving one)
 	// PacketID is, for a DropTooLarge of a resend (its PUBLISH went out
 	// before, on an earlier connection), the packet id the copy held, which
-	// the drop frees as if its delivery completed [MQTT-3.1.2-25]; 0 for
-	// a copy that never went out.
+	// the drop frees as if its delivery completed [MQTT-3.1.2-25] (a QoS 2
+	// copy's at the PUBCOMP of the PUBREL the broker sends in its place:
+	// releaseTooLarge); 0 for a copy that never went out.
 	PacketID uint16
 }
 

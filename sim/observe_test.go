@@ -174,3 +174,66 @@ func TestEmptyAckedAfterCleanStillReached(t *testing.T) {
 		t.Fatalf("quiet %v, promised violations: %v", r.Quiet, r.Violations)
 	}
 }
+
+// TestObserverTooLargeQoS2: a resend the broker discards as too large for
+// the client's Maximum Packet Size [MQTT-3.1.2-25] names its packet id
+// (engine.Drop.PacketID); the observer then waits neither for its ack nor,
+// for a QoS 2 copy the client holds awaiting PUBREL, for that PUBREL: a
+// broker that reads "completed" as the flow's end sends none. Only that id
+// of that client is excused: another id the client holds, the same id at
+// another client, a first send's drop (no id) and a queue-full drop leave
+// the stuck id reported (NoStuck still bites).
+func TestObserverTooLargeQoS2(t *testing.T) {
+	const topic, payload = "t/a", "p-1"
+	for _, c := range []struct {
+		name   string
+		client string
+		reason engine.DropReason
+		id     uint16
+		want   string
+	}{
+		{"its resend dropped", "s", engine.DropTooLarge, 5, "s client-in ids 7"},
+		{"another id's resend dropped", "s", engine.DropTooLarge, 6, "s client-in ids 5 7"},
+		{"another client's resend dropped", "p", engine.DropTooLarge, 5, "s client-in ids 5 7"},
+		{"a first send dropped", "s", engine.DropTooLarge, 0, "s client-in ids 5 7"},
+		{"a queue-full drop", "s", engine.DropQueueFull, 5, "s client-in ids 5 7"},
+	} {
+		w, _, s := obsWorld(t)
+		for _, id := range []uint16{5, 7} {
+			w.obs.received(w, &conn{client: s}, sideClient, &cpacket{typ: uint8(packet.PUBLISH), qos: 2, id: id})
+		}
+		w.brokerDropped(engine.Drop{Client: c.client, Topic: topic, Payload: []byte(payload), Reason: c.reason, PacketID: c.id})
+		if got := w.obs.pendingReport(w); got != c.want {
+			t.Errorf("%s: pending %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestQoS2ResendTooLargeStillReached: qos2-resend-too-large-47923302846.plan
+// (swarm seed 47923302846, shrunk) must still reach its shape and go
+// quiet: the broker discards s5's QoS 2 resend as too large for its
+// Maximum Packet Size [MQTT-3.1.2-25] after s5 received the first copy
+// (by topic alias) and PUBREC'd it unheard; the broker then sends PUBREL
+// for that id [MQTT-4.3.3-5] and s5 releases it with PUBCOMP 0x00.
+func TestQoS2ResendTooLargeStillReached(t *testing.T) {
+	r := runPlanFile(t, "qos2-resend-too-large-47923302846.plan")
+	held := map[uint16]bool{} // QoS 2 ids s5 received
+	var dropped, released bool
+	for _, e := range r.History().Events {
+		p := &e.Packet
+		switch {
+		case e.Kind == model.Received && e.Node == "s5" && p.Type == model.PUBLISH && p.QoS == 2:
+			held[p.ID] = true
+		case e.Kind == model.Dropped && e.Peer == "s5" && e.Reason == "too-large":
+			dropped = true
+		case dropped && e.Kind == model.Sent && e.Node == "s5" && p.Type == model.PUBCOMP && p.Reason == 0 && held[p.ID]:
+			released = true
+		}
+	}
+	if !dropped || !released {
+		t.Fatalf("the plan no longer reaches the shape (too-large drop for s5 %v, a held id released after it %v); re-shrink it", dropped, released)
+	}
+	if !r.Quiet || len(r.Violations) > 0 {
+		t.Fatalf("quiet %v, promised violations: %v", r.Quiet, r.Violations)
+	}
+}

@@ -363,9 +363,13 @@ func (w *World) boot(n *node) error {
 // as a Dropped event, in the words of the broker's drop log (live's
 // DropLineFormat): the model excuses a queue-full drop as far as the
 // broker's declared queue bound allows (nodeLimits, model/droplimits.go).
-// A resend too large for its client's Maximum Packet Size frees its packet
-// id as if its delivery completed [MQTT-3.1.2-25], so the observer stops
-// waiting for its ack; nor does it wait for a copy dropped at a full queue.
+// A resend too large for its client's Maximum Packet Size is discarded as
+// if its delivery completed [MQTT-3.1.2-25], so the observer stops waiting
+// for its ack, and, for a QoS 2 copy the client may hold awaiting PUBREL,
+// for that PUBREL: a broker that reads "completed" as the end of the flow
+// sends none, and the client keeps the id for good, as it must
+// [MQTT-4.3.3-10] (the fixed engine releases it: Broker.sendPublish). Nor
+// does the observer wait for a copy dropped at a full queue.
 func (w *World) brokerDropped(d engine.Drop) {
 	reason := d.Reason.String()
 	if d.Reason == engine.DropQueueFull {
@@ -381,6 +385,7 @@ func (w *World) brokerDropped(d engine.Drop) {
 		w.obs.dropped(c, msg)
 	case d.Reason == engine.DropTooLarge && d.PacketID != 0:
 		w.obs.del(c, outBroker, d.PacketID)
+		w.obs.del(c, inClient, d.PacketID) // [MQTT-3.1.2-25] no PUBREL owed for the discarded message
 	}
 }
 
