@@ -246,7 +246,8 @@ func (w *World) RunUntilQuiet() bool {
 
 // quiet reports whether nothing is pending: no packet id in flight on any
 // side, every owed delivery made, every node up, every client connected, no
-// byte in flight, and every engine that can say so idle.
+// packet but a keep-alive one in flight (stream.busy), and every engine
+// that can say so idle.
 func (w *World) quiet() bool {
 	if w.obs.pending > 0 || w.obs.expected > 0 {
 		return false
@@ -266,7 +267,7 @@ func (w *World) quiet() bool {
 		if c.reset || c.blackhole {
 			continue
 		}
-		if (c.alive[0] || c.alive[1]) && (c.dir[0].pending() || c.dir[1].pending()) {
+		if (c.alive[0] || c.alive[1]) && (c.dir[0].busy() || c.dir[1].busy()) {
 			return false
 		}
 	}
@@ -312,7 +313,7 @@ func (w *World) pendingReport() string {
 		parts = append(parts, s)
 	}
 	for _, c := range w.conns {
-		if !c.reset && !c.blackhole && (c.alive[0] || c.alive[1]) && (c.dir[0].pending() || c.dir[1].pending()) {
+		if !c.reset && !c.blackhole && (c.alive[0] || c.alive[1]) && (c.dir[0].busy() || c.dir[1].busy()) {
 			parts = append(parts, w.nodes[c.client].name+" bytes in flight")
 		}
 	}
