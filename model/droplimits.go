@@ -159,6 +159,7 @@ type dropJudge struct {
 	topicByMsg map[int32]string         // msg -> the topic it was accepted with
 	ends       [][]int32                // client -> where its session may have ended (handon.go), built on first use
 	sharers    [][]sharer               // client -> the nodes that asked for one of its shared subscriptions (handon.go), with ends
+	wills      map[int32]willSpan       // the broker's Received CONNECT of a QoS>=1 will -> its span
 }
 
 // dropCopy is one copy routed to a client, for the queue count.
@@ -169,6 +170,11 @@ type dropCopy struct {
 	pub   int32
 	sent  int32 // first send to the client + 1, or 0
 	drop  int32 // its recorded queue-full drop, or -1
+	// cleanFrom: a clean start of the client after this step discards
+	// the copy (the broker had queued it by then); the copy's ref, but for
+	// a will, whose publication may come long after ref: the step by which
+	// the broker had certainly published it, or noStep (see willSpans)
+	cleanFrom int32
 	// unordered: the client holds a shared subscription, whose messages
 	// are not ordered [MQTT-4.6.0-6] (a member's copies handed on to
 	// another member join its queue behind later ones)
@@ -218,6 +224,7 @@ func newDropJudge(x *index) *dropJudge {
 	copies := map[int32][]dropCopy{} // client -> the copies that may have been queued for it, in ref order
 	cleans := map[int32][]int32{}    // client -> its clean starts
 	connects := map[int32][]int32{}  // client -> the broker's Received CONNECTs from it
+	connected := map[int32][]int32{} // client -> its Connected events
 	for _, r := range drops {
 		if w := dropWord(x.h.Events[r.step].Reason); w == DropReasonQueueFull || w == DropReasonExpired {
 			copies[r.node] = nil // only these are judged against the copies
@@ -233,8 +240,21 @@ func newDropJudge(x *index) *dropJudge {
 				cleans[d.peer] = append(cleans[d.peer], int32(i))
 			}
 		case k.kind == Connected && e.CleanStart:
-			cleans[d.node] = append(cleans[d.node], int32(i))
+			// The broker took this clean start at its receipt of the
+			// CONNECT, already a clean start above: a copy routed after
+			// that receipt, before the CONNACK arrived, joined the new
+			// session. Only a history without the broker's receipt cuts
+			// here.
+			if cs := connects[d.node]; len(cs) == 0 || (len(connected[d.node]) > 0 && cs[len(cs)-1] < connected[d.node][len(connected[d.node])-1]) {
+				cleans[d.node] = append(cleans[d.node], int32(i))
+			}
 		}
+		if k.kind == Connected {
+			connected[d.node] = append(connected[d.node], int32(i))
+		}
+	}
+	if len(copies) > 0 {
+		j.wills = willSpans(x)
 	}
 	for c := range copies {
 		slices.Sort(cleans[c])
@@ -267,20 +287,26 @@ func newDropJudge(x *index) *dropJudge {
 //     c) matching its topic was in effect then, or when the broker sent c
 //     a copy of it or dropped one later (a subscription in doubt after a
 //     broker crash routes copies the model does not owe);
-//   - a will with QoS>=1, from the broker's receipt of the CONNECT that
-//     carried it (it is published later, when that connection ends), when
-//     such a subscription of c matches it at any step after, or the broker
-//     sent or dropped a copy of it for c;
+//   - a will with QoS>=1, from the first step its connection may have
+//     ended at (it is published then, or after its Will Delay
+//     [MQTT-3.1.2-8]; willSpans), when such a subscription of c matches
+//     it at any step after, or the broker sent or dropped a copy of it
+//     for c; none for a will nothing shows published that never was (its
+//     connection outlives the history, a DISCONNECT 0x00 deleted it, the
+//     client came back within its delay);
 //   - a retained message (a PUBLISH received with RETAIN=1) matching a
 //     SUBSCRIBE of c the broker received after it, from that SUBSCRIBE.
 //
 // A copy leaves the queue at its first PUBLISH to c with DUP=0 after ref
 // (its first transmission [MQTT-3.3.1-1]; a resend of an earlier copy has
 // DUP=1) or its first recorded queue-full drop after ref, whichever comes
-// first, or at c's next clean start; the copies of one message to c (and
-// the copies without a message id, which share id 0) take its
-// transmissions and drops in order, each the first not taken by an
-// earlier copy, as a session's queue lets its copies go in order.
+// first, or at c's next clean start after it was queued (a will's: after
+// the broker certainly published it; a clean start counts from the
+// broker's receipt of its CONNECT: a copy routed after it, before the
+// client read the CONNACK, joined the new session); the copies of one
+// message to c (and the copies without a message id, which share id 0)
+// take its transmissions and drops in order, each the first not taken by
+// an earlier copy, as a session's queue lets its copies go in order.
 func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy {
 	x := j.x
 	var subs []*sub
@@ -367,19 +393,20 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 			}
 			topic := j.topicOf(i)
 			if routedAt(i, topic) || reached(d.msg, i) {
-				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: d.peer})
+				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: d.peer, cleanFrom: int32(i)})
 			}
 			if e.Packet.Retain && d.msg != 0 {
 				retained = append(retained, i)
 			}
 		case k.kind == Received && d.node == brokerID && k.typ == CONNECT && e.Packet.Will && e.Packet.QoS >= 1 && d.msg != 0:
-			if routedAfter(i, e.Packet.Topic) || reached(d.msg, i) {
-				cs = append(cs, dropCopy{ref: int32(i), msg: d.msg, pub: -1})
+			w, ok := j.wills[int32(i)]
+			if ok && (reached(d.msg, i) || (!w.never && routedAfter(int(w.from), e.Packet.Topic))) {
+				cs = append(cs, dropCopy{ref: w.from, msg: d.msg, pub: -1, cleanFrom: w.pubBy})
 			}
 		case k.kind == Received && d.node == brokerID && k.typ == SUBSCRIBE && d.peer == c && e.Packet.QoS >= 1:
 			for _, r := range retained {
 				if Matches(e.Packet.Filter, j.topicOf(r)) {
-					cs = append(cs, dropCopy{ref: int32(i), msg: x.ev[r].msg, pub: -1})
+					cs = append(cs, dropCopy{ref: int32(i), msg: x.ev[r].msg, pub: -1, cleanFrom: int32(i)})
 				}
 			}
 		}
@@ -426,7 +453,7 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 		for t < len(l) && stepOf(l[t]) <= crashes[k] {
 			t++
 		}
-		again := dropCopy{ref: crashes[k], msg: cp.msg, pub: cp.pub, drop: -1, unordered: cp.unordered}
+		again := dropCopy{ref: crashes[k], msg: cp.msg, pub: cp.pub, drop: -1, unordered: cp.unordered, cleanFrom: crashes[k]}
 		if at := l[t]; at < 0 {
 			again.drop, again.leave = stepOf(at), stepOf(at)
 		} else {
@@ -443,8 +470,10 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 			// end, after its own clean start perhaps: not cut there.
 			continue
 		}
-		if k, _ := slices.BinarySearch(cleans, cs[n].ref); k < len(cleans) {
-			cs[n].leave = min(cs[n].leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
+		if from := cs[n].cleanFrom; from != noStep {
+			if k, _ := slices.BinarySearch(cleans, from+1); k < len(cleans) {
+				cs[n].leave = min(cs[n].leave, cleans[k]) // a clean start discards the session [MQTT-3.1.2-4]
+			}
 		}
 	}
 	return cs
@@ -657,4 +686,177 @@ func (j *dropJudge) excuses(x *index, m *accepted, node int32, sent bool) bool {
 func waitedPast(x *index, from int) bool {
 	h := x.h.Events
 	return x.limits.Expiry > 0 && len(h) > 0 && h[len(h)-1].Time-h[from].Time >= int64(x.limits.Expiry)*1e9
+}
+
+// willSpan is what the broker's events tell of when a will message
+// (QoS>=1) may have entered a subscriber's queue: not before its
+// connection may have ended [MQTT-3.1.2-8], which for a long-lived
+// connection is long after the CONNECT that carried it.
+type willSpan struct {
+	// from: the first step the will's connection may have ended at (a
+	// close of the client's at the broker, its next CONNECT, a broker
+	// crash), or the first send or drop of the will before that: no
+	// copy of it was queued earlier.
+	from int32
+	// pubBy: a step by which the broker had certainly published it, so
+	// that a clean start of a subscriber after it discards the copy:
+	// the first send or drop of the will (to any client); else, when
+	// the connection certainly ended (the last connection of the client
+	// the broker held closed, or a CONNECT took it over) with no Will
+	// Delay to wait [MQTT-3.1.2-8], that end; with a delay, the first
+	// step past it; one a broker crash ended, the restarted broker's
+	// first step (it restores the will if it stored it); noStep when
+	// unknown (a broker crash came in its delay).
+	pubBy int32
+	// never: nothing shows it published and it never was: its
+	// connection outlives the history, ended with DISCONNECT 0x00
+	// [MQTT-3.1.2-10], or the client came back within the delay
+	// [MQTT-3.1.3-9].
+	never bool
+}
+
+// willSpans returns the span of each will message of QoS>=1 (see
+// willSpan), keyed by the broker's Received CONNECT that carried it.
+func willSpans(x *index) map[int32]willSpan {
+	type arm struct {
+		at, from, end int32 // CONNECT, first possible end, certain end (-1: none yet)
+		single        bool  // the broker held no other connection of the client at the CONNECT
+		normal        bool  // a DISCONNECT 0x00 came on it
+		wait          int64 // min(Will Delay, session expiry), ns
+		cancelled     bool
+		crashed       bool  // a broker crash ended it or came in its delay
+		resumed       int32 // crashed with no wait: the broker's first event after its restart, which publishes it (0: none)
+	}
+	var arms []arm
+	open := map[int32]int{}   // client -> the broker's open connections of it
+	cur := map[int32][]int{}  // client -> its arms not certainly ended
+	mine := map[int32][]int{} // client -> its arms
+	last := map[int32]int32{} // client -> the broker's last Received packet from it
+	ev := map[int32][]int32{} // msg -> the broker's sends and drops of it
+	var resume []int          // arms a broker crash ended with no wait, published when it restarts
+	restarted := false
+	for i, k := range x.kinds {
+		d, e := &x.ev[i], &x.h.Events[i]
+		if k.kind == Received && d.node == brokerID {
+			last[d.peer] = int32(i)
+		}
+		if restarted && d.node == brokerID && (k.kind == Received || k.kind == Sent || k.kind == ConnOpened || k.kind == ConnClosed || k.kind == Dropped) {
+			// The restarted broker's first step publishes the wills of
+			// the sessions it restored whose wait is over (and this
+			// event's packet is read in that step, after them).
+			for _, a := range resume {
+				arms[a].resumed = int32(i)
+			}
+			resume, restarted = nil, false
+		}
+		switch {
+		case k.kind == Restart && d.node == brokerID:
+			restarted = true
+		case (k.kind == Sent && k.typ == PUBLISH || k.kind == Dropped) && d.node == brokerID && d.msg != 0:
+			ev[d.msg] = append(ev[d.msg], int32(i))
+		case k.kind == ConnOpened && d.node == brokerID:
+			open[d.peer]++
+		case k.kind == ConnClosed && d.node == brokerID:
+			open[d.peer] = max(open[d.peer]-1, 0)
+			for _, a := range cur[d.peer] {
+				// A close of the broker's own (a DISCONNECT it read, its
+				// keep-alive) is recorded after the will it published: the
+				// connection may have ended at the last packet read from it.
+				arms[a].from = min(arms[a].from, last[d.peer])
+			}
+			if open[d.peer] == 0 {
+				for _, a := range cur[d.peer] {
+					arms[a].end = int32(i)
+				}
+				cur[d.peer] = nil
+			}
+		case k.kind == Crash && d.node == brokerID:
+			for a := range arms {
+				r := &arms[a]
+				switch {
+				case r.end < 0:
+					r.from, r.end, r.crashed = min(r.from, int32(i)), int32(i), true
+					if r.wait == 0 {
+						resume = append(resume, a)
+					}
+				case r.wait > 0 && e.Time < x.h.Events[r.end].Time+r.wait:
+					r.crashed = true // the restarted broker counts the delay again
+				}
+			}
+			clear(cur)
+			clear(open)
+		case k.kind == Received && d.node == brokerID && k.typ == DISCONNECT:
+			for _, a := range cur[d.peer] {
+				switch {
+				case e.Packet.Reason == 0x00 && arms[a].single:
+					arms[a].normal = true // [MQTT-3.14.4-3]
+				case e.Packet.ExpirySet:
+					arms[a].wait = waitOf(x.h.Events[arms[a].at].Packet.WillDelay, e.Packet.Expiry)
+				}
+			}
+		case k.kind == Received && d.node == brokerID && k.typ == CONNECT:
+			for _, a := range cur[d.peer] {
+				arms[a].from, arms[a].end = min(arms[a].from, int32(i)), int32(i) // taken over [MQTT-3.1.4-3]
+			}
+			cur[d.peer] = nil
+			for _, a := range mine[d.peer] {
+				// A new connection within the delay (the one that took it
+				// over, or one after its end): no will [MQTT-3.1.3-9].
+				if r := &arms[a]; r.wait > 0 && !r.crashed && r.from <= int32(i) && e.Time < x.h.Events[r.from].Time+r.wait {
+					r.cancelled = true
+				}
+			}
+			if p := &e.Packet; p.Will && p.QoS >= 1 && d.msg != 0 {
+				arms = append(arms, arm{at: int32(i), from: noStep, end: -1, single: open[d.peer] <= 1, wait: waitOf(p.WillDelay, p.Expiry)})
+				cur[d.peer] = append(cur[d.peer], len(arms)-1)
+				mine[d.peer] = append(mine[d.peer], len(arms)-1)
+			}
+		}
+	}
+	out := make(map[int32]willSpan, len(arms))
+	for _, a := range arms {
+		msg := x.ev[a.at].msg
+		w := willSpan{from: a.from, pubBy: noStep}
+		if k, _ := slices.BinarySearch(ev[msg], a.at+1); k < len(ev[msg]) {
+			at := ev[msg][k]
+			// Published by its first send or drop (a will's message id is
+			// its connection's own).
+			w.from, w.pubBy = min(w.from, at), at
+			out[a.at] = w
+			continue
+		}
+		switch {
+		case a.end < 0 || a.normal || a.cancelled:
+			w.never = true
+		case a.crashed:
+			if a.resumed > 0 {
+				w.pubBy = a.resumed
+			}
+		case a.wait == 0:
+			w.pubBy = a.end
+		default:
+			due := x.h.Events[a.end].Time + a.wait
+			for i := int(a.end) + 1; i < len(x.kinds); i++ {
+				if x.h.Events[i].Time > due {
+					w.pubBy = int32(i)
+					break
+				}
+			}
+		}
+		if w.from == noStep {
+			w.never = true
+		}
+		out[a.at] = w
+	}
+	return out
+}
+
+// waitOf is how long after its connection ends a will with Will Delay
+// delay (s) waits when the session expires after expiry (s): the shorter
+// [MQTT-3.1.2-8] (a session that never expires: the delay).
+func waitOf(delay, expiry uint32) int64 {
+	if expiry == expiryNever {
+		return int64(delay) * 1e9
+	}
+	return int64(min(delay, expiry)) * 1e9
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -181,5 +182,102 @@ func TestSendQuotaDeclaredWindow(t *testing.T) {
 				t.Errorf("version %d, window %d: %v", c.version, c.window, v)
 			}
 		}
+	}
+}
+
+// TestDropLimitsLateCopies: the drop judge counts a copy that entered the
+// queue after a clean start of its subscriber: a will published after the
+// subscriber's clean start (the will's CONNECT came before it), and a copy
+// the broker routed after its receipt of the clean CONNECT, before the
+// client read the CONNACK (seeds 47923283829, 47923322702). It counts no
+// will that was never published. Bound 1, drop-newest: m1's drop is
+// excused only when one other copy may have been queued.
+func TestDropLimitsLateCopies(t *testing.T) {
+	lim := BrokerLimits{Queue: 1, QueueFull: DropNewest}
+	will := Packet{Type: CONNECT, Will: true, QoS: 1, Topic: "t/w", Msg: "w1-will"}
+	willPub := Packet{Type: PUBLISH, ID: 7, QoS: 1, Topic: "t/w", Msg: "w1-will", Payload: "pl-w1"}
+	drop := Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: "m1", Topic: "t/a", Reason: "queue-full bound=1 policy=drop-newest"}
+	// w1 connects with a will; s1 starts clean and subscribes; s1 goes;
+	// w1's connection ends (end) and the will is queued for s1; p1's m1
+	// arrives and is dropped; s1 comes back and gets the will.
+	willRun := func(end func(b *hb)) History {
+		b := newHB().connect("p1", false, false)
+		b.opened("w1")
+		b.xfer("w1", BrokerNode, will)
+		b.sent(BrokerNode, "w1", Packet{Type: CONNACK})
+		b.opened("s1")
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true})
+		b.sent(BrokerNode, "s1", Packet{Type: CONNACK})
+		b.ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, CleanStart: true, Version: 5})
+		b.xfer("s1", BrokerNode, pkt(SUBSCRIBE, 1))
+		b.xfer(BrokerNode, "s1", pkt(SUBACK, 1))
+		b.subscribed("s1", "t/#", 2)
+		b.closed("s1")
+		end(b)
+		b.accepted("p1", "m1", 1)
+		b.xfer("p1", BrokerNode, publish(1, 1, false, "m1"))
+		b.xfer(BrokerNode, "p1", pkt(PUBACK, 1)).acked("p1", "m1")
+		b.ev(drop)
+		b.connect("s1", true, true)
+		b.xfer(BrokerNode, "s1", willPub)
+		b.xfer("s1", BrokerNode, pkt(PUBACK, 7))
+		b.liveness()
+		return b.neverExpires("s1").h
+	}
+	closed := func(b *hb) { b.closed("w1") }
+	normal := func(b *hb) { b.xfer("w1", BrokerNode, Packet{Type: DISCONNECT}).closed("w1") }
+	open := func(b *hb) {}
+
+	// s1 starts clean (the broker receives the CONNECT), p1's m0 arrives
+	// before s1 reads the CONNACK, s1 subscribes again, m1 arrives and is
+	// dropped; the broker then sends s1 m0.
+	inConnack := func() History {
+		b := base()
+		b.closed("s1")
+		b.opened("s1")
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Clean: true})
+		b.accepted("p1", "m0", 1)
+		b.xfer("p1", BrokerNode, publish(1, 1, false, "m0"))
+		b.xfer(BrokerNode, "p1", pkt(PUBACK, 1)).acked("p1", "m0")
+		b.sent(BrokerNode, "s1", Packet{Type: CONNACK})
+		b.ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, CleanStart: true, Version: 5})
+		b.xfer("s1", BrokerNode, pkt(SUBSCRIBE, 2))
+		b.xfer(BrokerNode, "s1", pkt(SUBACK, 2))
+		b.subscribed("s1", "t/#", 2)
+		b.accepted("p1", "m1", 1)
+		b.xfer("p1", BrokerNode, publish(2, 1, false, "m1"))
+		b.xfer(BrokerNode, "p1", pkt(PUBACK, 2)).acked("p1", "m1")
+		b.ev(drop)
+		b.xfer(BrokerNode, "s1", publish(9, 1, false, "m0"))
+		b.delivered("s1", "m0", 1)
+		b.xfer("s1", BrokerNode, pkt(PUBACK, 9))
+		b.liveness()
+		return b.neverExpires("s1").h
+	}
+	for _, tc := range []struct {
+		name string
+		h    History
+		lost bool
+	}{
+		{"a will published after the subscriber's clean start", willRun(closed), false},
+		{"a will deleted by DISCONNECT 0x00 [MQTT-3.1.2-10]", willRun(normal), true},
+		{"a will whose connection stays open [MQTT-3.1.2-8]", willRun(open), true},
+		{"a copy routed before the CONNACK of a clean start arrived", inConnack(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.h
+			if tc.lost {
+				// Nothing sends the will: the broker never published it.
+				h.Events = slices.DeleteFunc(slices.Clone(h.Events), func(e Event) bool { return e.Packet.Msg == "w1-will" && e.Packet.Type == PUBLISH })
+			}
+			var lost []string
+			for _, v := range Check(h, Options{Only: SetOf(NoLoss), Limits: lim}) {
+				lost = append(lost, msgRE(v.Reason))
+				t.Log(v.Reason)
+			}
+			if want := map[bool]string{true: "[m1]", false: "[]"}[tc.lost]; fmt.Sprint(lost) != want {
+				t.Fatalf("lost %v, want %s", lost, want)
+			}
+		})
 	}
 }

@@ -171,6 +171,18 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// (SharedDelivery): a copy handed on arrives at that session's end
 		// (model TestSharedHandOnDrop).
 		{690059481150, "shared-handon-drop-690059481150.plan", "", ""},
+		// Of the same range: a will message queued for a subscriber whose
+		// clean start came between the will's CONNECT and the will's
+		// publication (its connection ended much later). The drop judge
+		// counted the will's copy from that CONNECT and cut it at the
+		// subscriber's clean start: in 47923283829 at s7's Connected
+		// (the broker had taken s7's clean CONNECT before s3's, the
+		// copy joined the new session), in 47923322702 at s3's clean
+		// CONNECT. It saw 4 queued copies of a bound of 4 (drop-oldest),
+		// 7 of 8 (drop-newest) where the broker held the bound (NoLoss,
+		// FlowResume; model TestDropLimitsLateCopies).
+		{47923283829, "queue-will-in-connack-47923283829.plan", "", ""},
+		{47923322702, "queue-will-after-clean-47923322702.plan", "", ""},
 		{434403264475, "restored-unsent-434403264475.plan", "", ""},
 		{619426392409, "restored-unsent-619426392409.plan", "", ""},
 		{619426396346, "restored-unsent-619426396346.plan", "", ""},
