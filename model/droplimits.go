@@ -437,29 +437,48 @@ func (j *dropJudge) queueable(c int32, scan *subScan, cleans []int32) []dropCopy
 		taken[cp.msg] = t
 	}
 	// A copy dropped before a broker crash may come back with the restart
-	// (the deletion of its record was not yet durable) and leave again:
-	// it is queued again from the restart to its next transmission or
-	// drop that no copy took.
-	for n, end := 0, len(cs); n < end; n++ {
+	// (the deletion of its record was not yet durable: the drop is
+	// recorded as the broker decides it, before its writes take effect)
+	// and leave again: it is queued again from the restart to its next
+	// transmission or queue-full drop that no copy took, or, failing one,
+	// its next other drop (its Message Expiry ran out again, still too
+	// large), shared as the first copies share them. That holds for a
+	// queue-full drop and for any other drop alike [MQTT-3.3.2-5]
+	// [MQTT-3.1.2-25]; a copy restored by one restart may be dropped and
+	// restored again by the next.
+	for n := 0; n < len(cs); n++ {
 		cp := cs[n]
-		if cp.drop < 0 {
+		gone := cp.drop // the step it was dropped at, or -1
+		if gone < 0 && cp.sent == 0 && cp.leave != noStep {
+			gone = cp.leave // an other drop (no clean start has cut it yet)
+		}
+		if gone < 0 {
 			continue
 		}
-		k, _ := slices.BinarySearch(crashes, cp.drop)
+		k, _ := slices.BinarySearch(crashes, gone)
+		if k == len(crashes) {
+			continue
+		}
+		crash := crashes[k]
 		l, t := leaves[cp.msg], taken[cp.msg]
-		if k == len(crashes) || t == len(l) || stepOf(l[len(l)-1]) <= crashes[k] {
-			continue
-		}
-		for t < len(l) && stepOf(l[t]) <= crashes[k] {
+		for t < len(l) && stepOf(l[t]) <= crash {
 			t++
 		}
-		again := dropCopy{ref: crashes[k], msg: cp.msg, pub: cp.pub, drop: -1, unordered: cp.unordered, cleanFrom: crashes[k]}
-		if at := l[t]; at < 0 {
-			again.drop, again.leave = stepOf(at), stepOf(at)
-		} else {
-			again.sent, again.leave = at+1, at
+		again := dropCopy{ref: crash, leave: noStep, msg: cp.msg, pub: cp.pub, drop: -1, unordered: cp.unordered, cleanFrom: crash}
+		switch o := others[cp.msg]; {
+		case t < len(l):
+			if at := l[t]; at < 0 {
+				again.drop, again.leave = stepOf(at), stepOf(at)
+			} else {
+				again.sent, again.leave = at+1, at
+			}
+			taken[cp.msg] = t + 1
+		case len(o) > 0 && o[len(o)-1] > crash:
+			k, _ := slices.BinarySearch(o, crash+1)
+			again.leave = o[k]
+		default:
+			continue // nothing shows it came back
 		}
-		taken[cp.msg] = t + 1
 		cs = append(cs, again)
 	}
 	slices.SortStableFunc(cs, func(a, b dropCopy) int { return int(a.ref - b.ref) })

@@ -281,3 +281,72 @@ func TestDropLimitsLateCopies(t *testing.T) {
 		})
 	}
 }
+
+// TestDropLimitsRestoredAfterOtherDrop: a copy the broker dropped for
+// another reason than a full queue (its Message Expiry ran out, too large
+// for the client) just before it crashed comes back with the restart when
+// the deletion of its record was not yet durable, and fills the queue
+// again until the broker drops it once more: a queue-full drop of a later
+// message counts it. Nothing shows it back when the broker never drops it
+// again, nor when no crash followed the drop. (Swarm seeds 700745547048
+// and 309362567057 of -workload queue=newest: the fixed broker's drop at a
+// queue of 2 of bound 2 was judged at 1.)
+func TestDropLimitsRestoredAfterOtherDrop(t *testing.T) {
+	lim := BrokerLimits{Queue: 2, QueueFull: DropNewest}
+	// s1 is away; p1's m0 is queued for it; s1 comes back and the broker
+	// drops m0 (why) and crashes (crash: before the restart, or none);
+	// p1's m1 is queued and m2 dropped for a full queue; s1 comes back,
+	// the broker drops m0 again (again) and sends m1.
+	run := func(why string, crash, again bool) History {
+		b := base().neverExpires("s1")
+		b.closed("s1")
+		b.accepted("p1", "m0", 1)
+		b.xfer("p1", BrokerNode, publish(1, 1, false, "m0"))
+		b.xfer(BrokerNode, "p1", pkt(PUBACK, 1)).acked("p1", "m0")
+		b.opened("s1")
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever})
+		b.ev(Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: "m0", Topic: "t/a", Reason: why})
+		if crash {
+			b.crash(BrokerNode, CrashAfterAction).ev(Event{Kind: Restart, Node: BrokerNode})
+		}
+		b.ev(Event{Kind: ConnClosed, Node: "s1", Peer: BrokerNode})
+		for i, m := range []string{"m1", "m2"} {
+			b.accepted("p1", m, 1)
+			b.xfer("p1", BrokerNode, publish(uint16(2+i), 1, false, m))
+			b.xfer(BrokerNode, "p1", pkt(PUBACK, uint16(2+i))).acked("p1", m)
+		}
+		b.ev(Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: "m2", Topic: "t/a", Reason: "queue-full bound=2 policy=drop-newest"})
+		b.opened("s1")
+		b.xfer("s1", BrokerNode, Packet{Type: CONNECT, Expiry: ExpiryNever})
+		if again {
+			b.ev(Event{Kind: Dropped, Node: BrokerNode, Peer: "s1", Msg: "m0", Topic: "t/a", Reason: why})
+		}
+		b.sent(BrokerNode, "s1", Packet{Type: CONNACK, Sessions: true})
+		b.ev(Event{Kind: Connected, Node: "s1", Peer: BrokerNode, SessionPresent: true, HadState: true, Version: 5})
+		b.xfer(BrokerNode, "s1", publish(9, 1, false, "m1"))
+		b.delivered("s1", "m1", 1)
+		b.xfer("s1", BrokerNode, pkt(PUBACK, 9))
+		return b.liveness().h
+	}
+	for _, tc := range []struct {
+		name string
+		h    History
+		lost bool // m2's drop is not excused
+	}{
+		{"an expired copy restored by the restart, dropped again", run("expired", true, true), false},
+		{"a too-large copy restored by the restart, dropped again", run("too-large", true, true), false},
+		{"an expired copy nothing shows back", run("expired", true, false), true},
+		{"an expired copy dropped with no crash after", run("expired", false, true), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lost := false
+			for _, v := range Check(tc.h, Options{Only: SetOf(NoLoss), Limits: lim}) {
+				t.Log(v.Reason)
+				lost = lost || msgRE(v.Reason) == "m2"
+			}
+			if lost != tc.lost {
+				t.Fatalf("m2 lost: %v, want %v", lost, tc.lost)
+			}
+		})
+	}
+}

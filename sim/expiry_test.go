@@ -171,6 +171,21 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		// (SharedDelivery): a copy handed on arrives at that session's end
 		// (model TestSharedHandOnDrop).
 		{690059481150, "shared-handon-drop-690059481150.plan", "", ""},
+		// Of -workload queue=newest campaigns (NoLoss, FlowResume, model):
+		// the broker recorded a drop of a queued copy for another reason
+		// (its Message Expiry ran out, too large for the client) and
+		// crashed before the deletion of its record was durable; the
+		// restart restored the copy, which filled the queue again (bound 2,
+		// 8, 7, 5) until the broker dropped it once more. The drop judge
+		// let only a queue-full drop come back with a restart and counted
+		// one copy fewer than the bound (model
+		// TestDropLimitsRestoredAfterOtherDrop).
+		{700745547048, "queue-restored-expired-700745547048.plan", "", "queue=newest"},
+		{700745545770, "queue-restored-expired-700745545770.plan", "", "queue=newest"},
+		{398995762671, "queue-restored-expired-398995762671.plan", "", "queue=newest"},
+		{309362567057, "queue-restored-too-large-309362567057.plan", "", "queue=newest"},
+		{652163940186, "queue-restored-too-large-652163940186.plan", "", "brokermax=on"},
+		{652193380611, "queue-restored-too-large-652193380611.plan", "", "payload=on,aliases=on"},
 		// Of the same range: a will message queued for a subscriber whose
 		// clean start came between the will's CONNECT and the will's
 		// publication (its connection ended much later). The drop judge
